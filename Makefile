@@ -1,0 +1,52 @@
+# make run: the whole stack on embedded defaults; make test: the suite.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: help run test lint format bench clean
+
+help:
+	@echo "make run     migrate, load demo data, start web + worker + beat (Ctrl-C stops all)"
+	@echo "make test    install dev requirements and run the test suite"
+	@echo "make lint    ruff check and ruff format --check"
+	@echo "make format  ruff format and ruff check --fix"
+	@echo "make bench   run the benchmarks in bench/"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# The stamps re-run pip whenever a requirements file changes.
+$(VENV)/.installed: requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $@ $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(BIN)/python -m project.devstack
+
+test: $(VENV)/.installed-dev
+	@for program in memcached redis-server; do \
+	  command -v $$program >/dev/null || { \
+	    echo "make test runs a real $$program: install it first (apt-get install memcached redis-server)"; \
+	    exit 1; }; \
+	done
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(VENV)/.installed-dev
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: $(VENV)/.installed-dev
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache

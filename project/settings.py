@@ -1,0 +1,289 @@
+"""Settings for the project, read from the environment (see README, "Configuration").
+
+With no environment at all the project runs on embedded defaults: SQLite, a
+filesystem Celery broker under ``var/``, Django's DatabaseCache for locks and the
+local spam rules. Every variable below is listed in the README's table; a test
+keeps the two in step.
+"""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from kombu import Exchange, Queue
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_str(name, default=""):
+    return os.environ.get(name, default)
+
+
+def env_bool(name, default=False):
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    if value.lower() in {"1", "true", "yes", "on"}:
+        return True
+    if value.lower() in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name} must be 0 or 1, not {value!r}.")
+
+
+def env_int(name, default):
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}.") from None
+
+
+def env_list(name, default):
+    return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
+
+
+# Scratch space for the embedded defaults: the filesystem broker and SQLite's
+# test database. Tests point it at a private temporary folder.
+VAR_DIR = Path(env_str("DJANGO_VAR_DIR", str(BASE_DIR / "var")))
+
+# --- Core -------------------------------------------------------------------
+
+DEV_SECRET_KEY = "django-insecure-dev-only-key-never-use-in-production"
+DEBUG = env_bool("DJANGO_DEBUG", False)
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", DEV_SECRET_KEY)
+if not DEBUG and SECRET_KEY == DEV_SECRET_KEY:
+    raise ImproperlyConfigured(
+        "DJANGO_DEBUG is off but DJANGO_SECRET_KEY is not set: refusing to run with the "
+        "development secret key. Set DJANGO_SECRET_KEY to a long random value, e.g. "
+        "python -c 'import secrets; print(secrets.token_urlsafe(50))', "
+        "or set DJANGO_DEBUG=1 for development."
+    )
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1")
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_celery_results",
+    "django_celery_beat",
+    "djangofeeds",
+    "blog",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "project.urls"
+WSGI_APPLICATION = "project.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "project" / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ---------------------------------------------------------------
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+        conn_max_age=env_int("DJANGO_CONN_MAX_AGE", 60),
+        conn_health_checks=True,
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Web, worker and beat share one SQLite file: WAL lets readers run beside
+    # the writer, IMMEDIATE takes the write lock up front (no upgrade
+    # deadlocks), and the timeout waits for a busy writer instead of failing.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+    # A file, not memory, so that worker subprocesses in tests see the test data.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Cache (locks live here) ------------------------------------------------
+
+MEMCACHED_LOCATION = env_str("MEMCACHED_LOCATION")
+MEMCACHED_OPTIONS = {
+    # Fail fast: a lock or health check must not hang on a dead server.
+    "connect_timeout": 1,
+    "timeout": 2,
+    "no_delay": True,
+    # pymemcache skips a failed server for retry_timeout seconds, then, after
+    # retry_attempts more failures, for dead_timeout: keep both short, so a
+    # restarted memcached is used again within seconds, not a minute.
+    "retry_attempts": 2,
+    "retry_timeout": 1,
+    "dead_timeout": 5,
+}
+if MEMCACHED_LOCATION:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.memcached.PyMemcacheCache",
+            "LOCATION": MEMCACHED_LOCATION.split(","),
+            "OPTIONS": MEMCACHED_OPTIONS,
+        }
+    }
+else:
+    # DatabaseCache.add() is atomic through the table's primary key, so locks
+    # hold across processes even without memcached.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "django_cache",
+        }
+    }
+
+# --- Auth, i18n, static -----------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Compressed, not manifest: templates render even before collectstatic runs.
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+# --- HTTPS and cookies (on whenever DEBUG is off) ---------------------------
+
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", not DEBUG)
+# Health probes speak plain HTTP from inside the network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SESSION_COOKIE_SECURE = not DEBUG
+CSRF_COOKIE_SECURE = not DEBUG
+SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 0 if DEBUG else 3600)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", not DEBUG)
+if env_bool("DJANGO_SECURE_PROXY_SSL_HEADER", False):
+    # Only behind a proxy that sets this header itself (see docker-compose.yml).
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# --- Logging ----------------------------------------------------------------
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+    },
+    "root": {"handlers": ["console"], "level": env_str("DJANGO_LOG_LEVEL", "INFO")},
+}
+
+# --- Celery (read by project/celery.py through the CELERY_ namespace) -------
+
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://localhost/")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    # One folder for every process: the web publishes, workers consume.
+    BROKER_DIR = VAR_DIR / "broker"
+    for folder in ("queue", "control"):
+        (BROKER_DIR / folder).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR / "queue"),
+        "data_folder_out": str(BROKER_DIR / "queue"),
+        "control_folder": str(BROKER_DIR / "control"),
+        "polling_interval": 0.2,
+    }
+else:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        # A dead Redis must answer "down" within a second, not hang a request.
+        "socket_connect_timeout": 1,
+        "socket_timeout": 5,
+    }
+# A request that dispatches while the broker is down gives up in well under a
+# second (the callers keep the row and a sweeper re-dispatches it later).
+CELERY_BROKER_CONNECTION_TIMEOUT = 1
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
+# Workers, unlike requests, keep trying to reach the broker at startup.
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# JSON only: a pickle message from a hostile producer is refused, not executed.
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_RESULT_ACCEPT_CONTENT = ["json"]
+
+# Results in the database (visible in the admin), with name, args and worker.
+CELERY_RESULT_BACKEND = "django-db"
+CELERY_RESULT_EXTENDED = True
+# "STARTED" tells an operator a long import is running, not still queued.
+CELERY_TASK_TRACK_STARTED = True
+# Imports are long: a worker process reserves one task at a time, so a quick
+# task is never stuck behind a slow one that another process could have taken.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+# Each queue has its own exchange and routing key: a bare Queue(name) would be
+# bound to the default "celery" key, and a direct exchange would then copy
+# every message into every queue.
+CELERY_TASK_QUEUES = [
+    Queue(name, Exchange(name), routing_key=name) for name in ("celery", "feeds", "spam", "hipri")
+]
+# Feed imports and spam checks get their own queues so a burst of one never
+# delays the other; "hipri" is for work a person is waiting on.
+CELERY_TASK_ROUTES = {
+    "djangofeeds.*": {"queue": "feeds"},
+    "blog.*": {"queue": "spam"},
+}
+
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_TIMEZONE = TIME_ZONE
+
+# --- The apps' own settings -------------------------------------------------
+
+AKISMET_API_KEY = env_str("AKISMET_API_KEY")
+AKISMET_BLOG_URL = env_str("AKISMET_BLOG_URL", "http://localhost:8000/")
+AKISMET_API_URL = env_str("AKISMET_API_URL", "https://rest.akismet.com")
+
+DJANGOFEEDS_LOCK_EXPIRE = env_int("DJANGOFEEDS_LOCK_EXPIRE", 600)
+DJANGOFEEDS_FETCH_TIMEOUT = env_int("DJANGOFEEDS_FETCH_TIMEOUT", 10)
+DJANGOFEEDS_MAX_BYTES = env_int("DJANGOFEEDS_MAX_BYTES", 10 * 1024 * 1024)
+DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = env_bool("DJANGOFEEDS_ALLOW_PRIVATE_HOSTS", False)

@@ -1,0 +1,12 @@
+"""The project's URLs: the apps, the admin and the health check."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+from project.health import healthz
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
+    path("", include("blog.urls")),
+]

@@ -1,0 +1,83 @@
+"""Fixtures shared by the whole suite: real servers and real Celery workers."""
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+import redis
+from django.conf import settings
+
+from project.celery import app as celery_app
+from tests.support.services import Memcached, Redis
+from tests.support.workers import WorkerProcess
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Remove this session's scratch folder and its keys on a shared Redis broker."""
+    prefix = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("global_keyprefix")
+    if prefix:
+        client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+        keys = list(client.scan_iter(match=f"{prefix}*"))
+        if keys:
+            client.delete(*keys)
+    var_dir = Path(settings.VAR_DIR)
+    if var_dir.parent == Path(tempfile.gettempdir()) and var_dir.name.startswith("project-tests-"):
+        shutil.rmtree(var_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def memcached():
+    """A private memcached that the test may stop and start."""
+    server = Memcached().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_server():
+    """A private Redis that the test may stop and start."""
+    server = Redis().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def worker_factory(django_db_setup, django_db_blocker):
+    """Start real worker processes on the test database; stop them cleanly afterwards."""
+    workers = []
+
+    def start(**kwargs):
+        with django_db_blocker.unblock():
+            worker = WorkerProcess(**kwargs).start()
+        workers.append(worker)
+        return worker
+
+    yield start
+    for worker in workers:
+        code = worker.stop()
+        assert code == 0, f"worker exited with {code}:\n{worker.log_tail()}"
+
+
+@pytest.fixture(scope="module")
+def celery_worker(django_db_setup, django_db_blocker):
+    """One worker on every queue, shared by a test module."""
+    with django_db_blocker.unblock():
+        worker = WorkerProcess().start()
+    yield worker
+    code = worker.stop()
+    assert code == 0, f"worker exited with {code}:\n{worker.log_tail()}"
+
+
+@pytest.fixture
+def use_broker():
+    """Point the app's new broker connections at another URL for one test."""
+    # broker_write_url, not broker_url: Celery reads CELERY_BROKER_URL from the
+    # environment before its own setting, so only this one can be overridden.
+    original = celery_app.conf.broker_write_url
+
+    def use(url):
+        celery_app.conf.broker_write_url = url
+
+    yield use
+    celery_app.conf.broker_write_url = original

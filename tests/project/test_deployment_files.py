@@ -1,0 +1,141 @@
+"""docker-compose.yml, the Dockerfile and the README agree with the code they describe.
+
+Docker cannot run here, so these read the files and check every name they use
+against what exists: modules, commands, queues, settings.
+"""
+
+import importlib
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+from django.conf import settings
+from django.core.management import get_commands
+
+BASE = Path(settings.BASE_DIR)
+APP_SERVICES = ("migrate", "web", "worker", "beat")
+
+
+def settings_variables():
+    """Every environment variable project/settings.py reads."""
+    source = (BASE / "project" / "settings.py").read_text()
+    return set(re.findall(r'env_(?:str|bool|int|list)\(\s*"([A-Z0-9_]+)"', source))
+
+
+@pytest.fixture(scope="module")
+def compose():
+    return yaml.safe_load((BASE / "docker-compose.yml").read_text())
+
+
+def test_settings_variables_are_found():
+    """The scan sees the variables of SPEC §3 (so the checks below are not vacuous)."""
+    assert {"DJANGO_SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "MEMCACHED_LOCATION"} <= (
+        settings_variables()
+    )
+
+
+def test_compose_has_every_service(compose):
+    """postgres, redis, memcached, web, worker and beat are all there."""
+    assert {"postgres", "redis", "memcached", *APP_SERVICES} <= set(compose["services"])
+
+
+def test_compose_app_services_share_one_image(compose):
+    """web, worker, beat and migrate run the same image, built from the Dockerfile."""
+    images = {compose["services"][name]["image"] for name in APP_SERVICES}
+    builds = {compose["services"][name]["build"] for name in APP_SERVICES}
+    assert len(images) == 1
+    assert builds == {"."}
+    assert (BASE / "Dockerfile").exists()
+
+
+def test_compose_memcached_never_evicts(compose):
+    """memcached runs with -M, so a lock key cannot be evicted under memory pressure."""
+    assert "-M" in compose["services"]["memcached"]["command"]
+
+
+def test_compose_environment_names_are_settings(compose):
+    """Every variable given to the app is one the settings read (no typos, no dead names)."""
+    known = settings_variables()
+    for name in APP_SERVICES:
+        environment = compose["services"][name]["environment"]
+        assert set(environment) <= known, set(environment) - known
+        assert {"DJANGO_SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "MEMCACHED_LOCATION"} <= (
+            set(environment)
+        )
+
+
+def test_compose_urls_point_at_compose_services(compose):
+    """The database, broker and cache URLs name services that exist in the file."""
+    environment = compose["services"]["web"]["environment"]
+    assert "@postgres:5432/" in environment["DATABASE_URL"]
+    assert environment["CELERY_BROKER_URL"].startswith("redis://redis:")
+    assert environment["MEMCACHED_LOCATION"].startswith("memcached:")
+
+
+def command_of(service):
+    command = service["command"]
+    return shlex.split(command) if isinstance(command, str) else command
+
+
+def test_compose_web_runs_the_wsgi_application(compose):
+    """gunicorn is given a module and attribute that exist."""
+    command = command_of(compose["services"]["web"])
+    assert command[0] == "gunicorn"
+    module, attribute = command[1].split(":")
+    assert callable(getattr(importlib.import_module(module), attribute))
+
+
+def test_compose_worker_listens_on_every_queue(compose):
+    """The worker consumes exactly the queues the settings declare, from the project app."""
+    command = command_of(compose["services"]["worker"])
+    assert command[:4] == ["celery", "-A", "project", "worker"]
+    queues = command[command.index("-Q") + 1].split(",")
+    assert sorted(queues) == sorted(queue.name for queue in settings.CELERY_TASK_QUEUES)
+
+
+def test_compose_beat_and_migrate_commands_exist(compose):
+    """beat runs the project's app (scheduler from settings); migrate is a manage.py command."""
+    assert command_of(compose["services"]["beat"])[:4] == ["celery", "-A", "project", "beat"]
+    importlib.import_module(settings.CELERY_BEAT_SCHEDULER.split(":")[0])
+    migrate = command_of(compose["services"]["migrate"])
+    assert migrate[:2] == ["python", "manage.py"]
+    assert migrate[2] in get_commands()
+
+
+def test_compose_healthchecks(compose):
+    """Services that can answer have a healthcheck; web's probes the health URL."""
+    for name in ("postgres", "redis", "memcached", "web", "worker"):
+        assert "healthcheck" in compose["services"][name], name
+    web_check = " ".join(compose["services"]["web"]["healthcheck"]["test"])
+    assert "/healthz" in web_check
+    assert any(re.fullmatch(pattern, "healthz") for pattern in settings.SECURE_REDIRECT_EXEMPT)
+
+
+def test_dockerfile_matches_python_and_requirements():
+    """The image uses the project's Python and installs the pinned requirements."""
+    dockerfile = (BASE / "Dockerfile").read_text()
+    assert re.search(r"^FROM python:3\.11", dockerfile, re.MULTILINE)
+    assert "pip install -r requirements.txt" in dockerfile
+    assert "collectstatic" in dockerfile
+
+
+def readme_configuration_variables():
+    readme = (BASE / "README.md").read_text()
+    section = readme.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"^\| `([A-Z0-9_]+)`", section, re.MULTILINE))
+
+
+def test_readme_configuration_table_lists_every_variable():
+    """The README's configuration table and the settings name the same variables."""
+    assert readme_configuration_variables() == settings_variables()
+
+
+def test_requirements_are_pinned():
+    """Every requirement is pinned to one version."""
+    for name in ("requirements.txt", "requirements-dev.txt"):
+        for line in (BASE / name).read_text().splitlines():
+            line = line.split("#")[0].strip()
+            if line and not line.startswith("-r "):
+                assert "==" in line, f"{name}: {line} is not pinned"
