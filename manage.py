@@ -7,9 +7,15 @@ import sys
 
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+    from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
 
-    execute_from_command_line(sys.argv)
+    try:
+        execute_from_command_line(sys.argv)
+    except ImproperlyConfigured as exc:
+        # A configuration mistake (a missing secret, a bad variable) is the
+        # operator's to fix: say what it is, without a traceback.
+        sys.exit(f"Configuration error: {exc}")
 
 
 if __name__ == "__main__":
