@@ -130,6 +130,11 @@ def main(argv=None):
 
     from django.conf import settings
 
+    # From here on Ctrl-C means "stop the children", never an abrupt exit
+    # that would leave them running in their own sessions.
+    stopping = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stopping.set())
     processes = {
         name: start(name, argv, cwd=settings.BASE_DIR)
         for name, argv in commands(args.host, args.port).items()
@@ -145,9 +150,6 @@ def main(argv=None):
         )
     print("Press Ctrl-C to stop web, worker and beat.\n", flush=True)
 
-    stopping = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stopping.set())
     exit_code = 0
     while not stopping.wait(0.5):
         dead = [name for name, process in processes.items() if process.poll() is not None]

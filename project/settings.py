@@ -211,6 +211,9 @@ LOGGING = {
         "console": {"class": "logging.StreamHandler", "formatter": "plain"},
     },
     "root": {"handlers": ["console"], "level": env_str("DJANGO_LOG_LEVEL", "INFO")},
+    # Django's default config gives "django" a console handler of its own;
+    # letting it only propagate to root prints each line once.
+    "loggers": {"django": {"handlers": [], "level": "INFO", "propagate": True}},
 }
 
 # --- Celery (read by project/celery.py through the CELERY_ namespace) -------

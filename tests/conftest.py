@@ -42,21 +42,24 @@ def redis_server():
     server.stop()
 
 
+def stop_cleanly(worker):
+    code = worker.stop()
+    assert code == 0, f"worker exited with {code}:\n{worker.log_tail()}"
+
+
 @pytest.fixture
 def worker_factory(django_db_setup, django_db_blocker):
     """Start real worker processes on the test database; stop them cleanly afterwards."""
     workers = []
 
     def start(**kwargs):
-        with django_db_blocker.unblock():
-            worker = WorkerProcess(**kwargs).start()
-        workers.append(worker)
-        return worker
+        with django_db_blocker.unblock():  # the worker's env names the test database
+            workers.append(WorkerProcess(**kwargs).start())
+        return workers[-1]
 
     yield start
     for worker in workers:
-        code = worker.stop()
-        assert code == 0, f"worker exited with {code}:\n{worker.log_tail()}"
+        stop_cleanly(worker)
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +68,7 @@ def celery_worker(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         worker = WorkerProcess().start()
     yield worker
-    code = worker.stop()
-    assert code == 0, f"worker exited with {code}:\n{worker.log_tail()}"
+    stop_cleanly(worker)
 
 
 @pytest.fixture
@@ -74,7 +76,7 @@ def use_broker():
     """Point the app's new broker connections at another URL for one test."""
     # broker_write_url, not broker_url: Celery reads CELERY_BROKER_URL from the
     # environment before its own setting, so only this one can be overridden.
-    original = celery_app.conf.broker_write_url
+    original = celery_app.conf.get("broker_write_url")
 
     def use(url):
         celery_app.conf.broker_write_url = url
