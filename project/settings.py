@@ -264,9 +264,10 @@ CELERY_TASK_TRACK_STARTED = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-# Each queue has its own exchange and routing key: a bare Queue(name) would be
-# bound to the default "celery" key, and a direct exchange would then copy
-# every message into every queue.
+# Each queue has its own exchange and routing key. A bare Queue(name) is bound
+# to exchange "celery" with key "celery": Celery's router sidesteps that (it
+# publishes by queue name), but a message sent with exchange="celery" would be
+# copied into all four queues.
 CELERY_TASK_QUEUES = [
     Queue(name, Exchange(name), routing_key=name) for name in ("celery", "feeds", "spam", "hipri")
 ]

@@ -1,5 +1,9 @@
 """Entries in the admin."""
 
+import html
+import json
+import re
+
 import pytest
 
 from tests.factories import EntryFactory
@@ -24,4 +28,6 @@ def test_entry_add_form_prepopulates_slug(admin_client):
     """The add form fills the slug from the title."""
     response = admin_client.get("/admin/blog/entry/add/")
     assert response.status_code == 200
-    assert "prepopulated" in response.content.decode()
+    match = re.search(r'data-prepopulated-fields="([^"]*)"', response.content.decode())
+    fields = json.loads(html.unescape(match.group(1)))
+    assert {"id": "#id_slug", "dependency_ids": ["#id_title"]}.items() <= fields[0].items()

@@ -21,10 +21,12 @@ def queue_sizes():
         return sizes
 
 
-def purge_all():
+def declare_and_purge_all():
+    """Declare and bind every queue, as a worker on all queues does, and empty them."""
     with celery_app.connection_for_write() as conn:
-        for name in QUEUES:
-            conn.default_channel.queue_purge(name)
+        for queue in celery_app.amqp.queues.values():
+            queue.bind(conn.default_channel).declare()
+            conn.default_channel.queue_purge(queue.name)
 
 
 @pytest.mark.parametrize(
@@ -34,16 +36,19 @@ def purge_all():
         ("djangofeeds.tasks.import_feed", {}, "feeds"),
         ("blog.tasks.spam_filter", {}, "spam"),
         ("project.tasks.add", {"queue": "hipri"}, "hipri"),
+        # Named explicitly, as a producer outside Celery's router would.
+        ("project.tasks.add", {"exchange": "celery", "routing_key": "celery"}, "celery"),
+        ("project.tasks.add", {"exchange": "hipri", "routing_key": "hipri"}, "hipri"),
     ],
 )
 def test_route_puts_message_in_exactly_one_queue(task_name, options, expected_queue):
     """A routed message is delivered to its own queue and copied into no other."""
-    purge_all()
+    declare_and_purge_all()
     try:
         celery_app.send_task(task_name, args=(1, 2), **options)
         sizes = queue_sizes()
     finally:
-        purge_all()
+        declare_and_purge_all()
     assert sizes == {name: int(name == expected_queue) for name in QUEUES}
 
 
@@ -57,11 +62,11 @@ def test_hipri_message_is_consumed_by_a_hipri_worker(worker_factory):
 
 def test_worker_ignores_queues_it_does_not_listen_on(worker_factory):
     """A hipri-only worker leaves default-queue work alone (nothing is executed twice)."""
-    purge_all()
+    declare_and_purge_all()
     worker_factory(queues=["hipri"])
     pending = add.delay(1, 1)
     marker = add.apply_async((3, 3), queue="hipri")
     assert marker.get(timeout=30) == 6  # the worker is consuming ...
     assert pending.status == "PENDING"  # ... but not from "celery"
     assert queue_sizes()["celery"] == 1
-    purge_all()
+    declare_and_purge_all()
