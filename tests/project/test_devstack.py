@@ -6,7 +6,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import httpx
 import pytest
 from django.conf import settings
 
+from tests.support.processes import WatchedProcess
 from tests.support.services import free_port
 
 # Anything that would pull the stack off its embedded defaults.
@@ -32,40 +32,14 @@ def copy_project(target):
             shutil.copytree(path, target / path.name, ignore=shutil.ignore_patterns("__pycache__"))
 
 
-class Stack:
-    """The devstack process, with its output collected as it comes."""
-
-    def __init__(self, cwd, port):
-        env = {k: v for k, v in os.environ.items() if k not in NOT_INHERITED}
-        self.env = env
-        self.cwd = cwd
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "project.devstack", "--port", str(port)],
-            cwd=cwd,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        self.lines = []
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in iter(self.process.stdout.readline, ""):
-            self.lines.append(line)
-
-    @property
-    def output(self):
-        return "".join(self.lines)
-
-    def wait_for(self, pattern, timeout=120):
-        deadline = time.monotonic() + timeout
-        while not (match := re.search(pattern, self.output)):
-            assert self.process.poll() is None, f"devstack exited:\n{self.output}"
-            assert time.monotonic() < deadline, f"no {pattern!r} in:\n{self.output}"
-            time.sleep(0.2)
-        return match
+def start_stack(cwd, port):
+    """The devstack process on embedded defaults, its output collected as it comes."""
+    env = {k: v for k, v in os.environ.items() if k not in NOT_INHERITED}
+    stack = WatchedProcess(
+        [sys.executable, "-m", "project.devstack", "--port", str(port)], cwd=cwd, env=env
+    )
+    stack.cwd, stack.env, stack.url = cwd, env, f"http://127.0.0.1:{port}/"
+    return stack
 
 
 def processes_running_in(folder):
@@ -83,12 +57,9 @@ def processes_running_in(folder):
 @pytest.fixture
 def stack(tmp_path):
     copy_project(tmp_path)
-    port = free_port()
-    running = Stack(tmp_path, port)
-    running.url = f"http://127.0.0.1:{port}/"
+    running = start_stack(tmp_path, free_port())
     yield running
-    if running.process.poll() is None:
-        os.killpg(running.process.pid, signal.SIGKILL)
+    running.kill()
     for pid in processes_running_in(tmp_path):
         os.kill(pid, signal.SIGKILL)
 
@@ -105,7 +76,7 @@ def wait_for_http(url, timeout=60):
 
 def test_devstack_serves_site_and_admin_and_runs_tasks(stack):
     """A fresh folder gets a database, demo entry, superuser, web, worker and beat."""
-    password = stack.wait_for(r'Log in as "admin" with password: (\S+)').group(1)
+    password = stack.wait_for(r'Log in as "admin" with password: (\S+)', timeout=120).group(1)
     assert f"Admin: {stack.url}admin/" in stack.output
 
     home = wait_for_http(stack.url)

@@ -63,10 +63,12 @@ def test_hipri_message_is_consumed_by_a_hipri_worker(worker_factory):
 def test_worker_ignores_queues_it_does_not_listen_on(worker_factory):
     """A hipri-only worker leaves default-queue work alone (nothing is executed twice)."""
     declare_and_purge_all()
-    worker_factory(queues=["hipri"])
-    pending = add.delay(1, 1)
-    marker = add.apply_async((3, 3), queue="hipri")
-    assert marker.get(timeout=30) == 6  # the worker is consuming ...
-    assert pending.status == "PENDING"  # ... but not from "celery"
-    assert queue_sizes()["celery"] == 1
-    declare_and_purge_all()
+    try:
+        worker_factory(queues=["hipri"])
+        pending = add.delay(1, 1)
+        marker = add.apply_async((3, 3), queue="hipri")
+        assert marker.get(timeout=30) == 6  # the worker is consuming ...
+        assert pending.status == "PENDING"  # ... but not from "celery"
+        assert queue_sizes()["celery"] == 1
+    finally:
+        declare_and_purge_all()  # no later worker may run the leftover message
