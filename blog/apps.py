@@ -1,4 +1,4 @@
-"""The blog: entries, and (with their own issue) comments checked for spam."""
+"""The blog: entries, and comments checked for spam in the background."""
 
 from django.apps import AppConfig
 

@@ -1,8 +1,25 @@
-"""Pages of the blog: the list of entries and one entry."""
+"""Pages of the blog: the list of entries, one entry with its comments, posting a comment."""
 
+import contextlib
+import ipaddress
+from functools import partial
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.cache import cache
+from django.db import transaction
+from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
 
-from blog.models import Entry
+from blog.forms import CommentForm
+from blog.models import Comment, Entry
+from blog.moderation import dispatch_check
+
+
+class HttpResponseSeeOther(HttpResponseRedirect):
+    status_code = 303
 
 
 def entry_list(request):
@@ -10,6 +27,66 @@ def entry_list(request):
     return render(request, "blog/entry_list.html", {"entries": entries})
 
 
+def render_entry(request, entry, form=None, status=200):
+    context = {
+        "entry": entry,
+        "comments": entry.comments.published(),
+        "form": form or CommentForm(),
+    }
+    return render(request, "blog/entry_detail.html", context, status=status)
+
+
 def entry_detail(request, slug):
     entry = get_object_or_404(Entry.objects.published(), slug=slug)
-    return render(request, "blog/entry_detail.html", {"entry": entry})
+    return render_entry(request, entry)
+
+
+def client_ip(request):
+    """The visitor's IP address: REMOTE_ADDR, or the proxy's last X-Forwarded-For entry."""
+    forwarded = request.headers.get("X-Forwarded-For", "")
+    if settings.BLOG_TRUST_X_FORWARDED_FOR and forwarded.strip():
+        candidate = forwarded.split(",")[-1].strip()
+        # A malformed entry ("unknown", "1.2.3.4:80") must not reach an inet column.
+        with contextlib.suppress(ValueError):
+            return str(ipaddress.ip_address(candidate))
+    return request.META.get("REMOTE_ADDR")
+
+
+def over_rate_limit(ip):
+    """Count this POST against the IP's fixed one-minute window; True once over the limit."""
+    limit = settings.BLOG_COMMENTS_PER_MINUTE
+    if not limit or not ip:
+        return False
+    key = f"blog:comment-rate:{ip}:{int(timezone.now().timestamp() // 60)}"
+    try:
+        cache.add(key, 0, timeout=120)
+        return cache.incr(key) > limit
+    except Exception:
+        # An unreachable cache must not stop people from commenting.
+        return False
+
+
+@require_POST
+def add_comment(request, slug):
+    entry = get_object_or_404(Entry.objects.published(), slug=slug)
+    ip = client_ip(request)
+    if over_rate_limit(ip):
+        messages.error(request, "You are commenting too fast. Please wait a minute and try again.")
+        return render_entry(request, entry, CommentForm(request.POST), status=429)
+    form = CommentForm(request.POST)
+    if form.is_bot:
+        return render_entry(request, entry, status=400)
+    if not form.is_valid():
+        return render_entry(request, entry, form, status=400)
+    comment = form.save(commit=False)
+    comment.entry = entry
+    comment.status = Comment.Status.PENDING
+    comment.user_ip = ip
+    comment.user_agent = request.headers.get("User-Agent", "")[:1000]
+    comment.referrer = request.headers.get("Referer", "")[:1000]
+    comment.last_dispatched_at = timezone.now()
+    comment.save()
+    # After commit, so the worker finds the row; dispatch_check never raises.
+    transaction.on_commit(partial(dispatch_check, comment.pk, ip), robust=True)
+    messages.success(request, "Thank you! Your comment is awaiting moderation.")
+    return HttpResponseSeeOther(entry.get_absolute_url())

@@ -6,3 +6,6 @@ from django.apps import AppConfig
 class DjangofeedsConfig(AppConfig):
     name = "djangofeeds"
     verbose_name = "Feeds"
+
+    def ready(self):
+        from djangofeeds import checks  # noqa: F401  (registers the system checks)

@@ -19,18 +19,19 @@ STOP_GRACE_SECONDS = 10
 DEV_SUPERUSER = "admin"
 
 
-def prepare_database():
+def prepare_database(site):
     """Migrate, create the cache table and load the demo data (all idempotent)."""
     from django.core.management import call_command
 
     call_command("migrate", interactive=False, verbosity=1)
     call_command("createcachetable", verbosity=0)
-    load_demo_data()
+    load_demo_data(site)
 
 
-def load_demo_data():
-    """One published blog entry, so the site has something to show."""
+def load_demo_data(site):
+    """A published blog entry, and the blog's own RSS as the first feed (beat imports it)."""
     from blog.models import Entry
+    from djangofeeds.models import Feed
 
     Entry.objects.get_or_create(
         slug="hello-celery",
@@ -44,6 +45,7 @@ def load_demo_data():
             "is_published": True,
         },
     )
+    Feed.objects.subscribe(f"{site}blog/feed/", title="This blog")
 
 
 def ensure_dev_superuser():
@@ -125,7 +127,8 @@ def main(argv=None):
     import django
 
     django.setup()
-    prepare_database()
+    site = f"http://{args.host}:{args.port}/"
+    prepare_database(site)
     password = ensure_dev_superuser()
 
     from django.conf import settings
@@ -139,7 +142,6 @@ def main(argv=None):
         name: start(name, argv, cwd=settings.BASE_DIR)
         for name, argv in commands(args.host, args.port).items()
     }
-    site = f"http://{args.host}:{args.port}/"
     print(f"\nSite:  {site}\nAdmin: {site}admin/", flush=True)
     if password:
         print(f'Log in as "{DEV_SUPERUSER}" with password: {password}  (shown only once)')

@@ -287,7 +287,40 @@ AKISMET_API_KEY = env_str("AKISMET_API_KEY")
 AKISMET_BLOG_URL = env_str("AKISMET_BLOG_URL", "http://localhost:8000/")
 AKISMET_API_URL = env_str("AKISMET_API_URL", "https://rest.akismet.com")
 
+# --- blog -------------------------------------------------------------------
+
+# Comment POSTs accepted per visitor IP and minute (0: no limit).
+BLOG_COMMENTS_PER_MINUTE = env_int("BLOG_COMMENTS_PER_MINUTE", 5)
+# Behind a proxy REMOTE_ADDR is the proxy: take the visitor's IP from the last
+# X-Forwarded-For entry instead. Only with a proxy that sets that header itself.
+BLOG_TRUST_X_FORWARDED_FOR = env_bool("BLOG_TRUST_X_FORWARDED_FOR", False)
+# Seconds one Akismet request may take; the visitor never waits for it.
+BLOG_AKISMET_TIMEOUT = 5
+# A worker that found the key invalid asks again only after this many seconds
+# (a renewed subscription heals without a restart, and no request storm).
+BLOG_AKISMET_KEY_RETRY_AFTER = 300
+# spam_filter retries network errors and 5xx after about 30 s, 60 s, 120 s...
+# (full jitter, capped), then leaves the comment pending for the sweeper.
+BLOG_SPAM_RETRY_BACKOFF = 30
+BLOG_SPAM_RETRY_BACKOFF_MAX = 600
+BLOG_SPAM_MAX_RETRIES = 5
+# The sweeper re-dispatches comments still pending this long after their last
+# dispatch (longer than the retries above take).
+BLOG_SPAM_RECHECK_AFTER_MINUTES = 30
+# Spam older than this is deleted by purge_spam (WordPress keeps 15 days too).
+BLOG_SPAM_PURGE_AFTER_DAYS = 15
+# Akismet's "discard" (blatant spam): delete at once instead of keeping as spam.
+BLOG_SPAM_DELETE_BLATANT = False
+# The local rules, used when AKISMET_API_KEY is unset.
+BLOG_SPAM_MAX_LINKS = 3
+BLOG_SPAM_BLOCKED_WORDS = ["viagra", "cialis", "casino", "payday loan", "crypto giveaway"]
+
 DJANGOFEEDS_LOCK_EXPIRE = env_int("DJANGOFEEDS_LOCK_EXPIRE", 600)
 DJANGOFEEDS_FETCH_TIMEOUT = env_int("DJANGOFEEDS_FETCH_TIMEOUT", 10)
 DJANGOFEEDS_MAX_BYTES = env_int("DJANGOFEEDS_MAX_BYTES", 10 * 1024 * 1024)
 DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = env_bool("DJANGOFEEDS_ALLOW_PRIVATE_HOSTS", False)
+# Seconds between two imports of a healthy feed (the server's Cache-Control,
+# Retry-After and RSS <ttl> may push the next one later, never earlier).
+DJANGOFEEDS_REFRESH_INTERVAL = env_int("DJANGOFEEDS_REFRESH_INTERVAL", 1800)
+# The cache alias that holds import locks: it must be shared by all workers.
+DJANGOFEEDS_LOCK_CACHE = "default"

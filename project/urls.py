@@ -8,5 +8,6 @@ from project.health import healthz
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("feeds/", include("djangofeeds.urls")),
     path("", include("blog.urls")),
 ]

@@ -9,6 +9,7 @@ import redis
 from django.conf import settings
 
 from project.celery import app as celery_app
+from tests.support.feed_server import FeedServer
 from tests.support.services import Memcached, Redis
 from tests.support.workers import WorkerProcess
 
@@ -30,6 +31,27 @@ def pytest_sessionfinish(session, exitstatus):
 def memcached():
     """A private memcached that the test may stop and start."""
     server = Memcached().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def memcached_cache(settings, memcached):
+    """The default cache on a private, real memcached."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.memcached.PyMemcacheCache",
+            "LOCATION": memcached.location,
+            "OPTIONS": settings.MEMCACHED_OPTIONS,
+        }
+    }
+    return memcached
+
+
+@pytest.fixture
+def feed_server():
+    """A local HTTP server that serves the feeds a test sets up."""
+    server = FeedServer().start()
     yield server
     server.stop()
 
@@ -59,7 +81,8 @@ def worker_factory(django_db_setup, django_db_blocker):
 
     yield start
     for worker in workers:
-        stop_cleanly(worker)
+        if not worker.killed:  # a test that kills a worker has seen how it ended
+            stop_cleanly(worker)
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +103,14 @@ def use_broker():
 
     def use(url):
         celery_app.conf.broker_write_url = url
+        forget_connections()
+
+    def forget_connections():
+        # .delay() publishes through pools made for the old URL (kombu keeps
+        # one pool per URL, so the old ones stay usable for later tests).
+        celery_app._pool = None
+        celery_app.amqp._producer_pool = None
 
     yield use
     celery_app.conf.broker_write_url = original
+    forget_connections()

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from tests.factories import EntryFactory
+from blog.models import Comment, CommentEvent
+from tests.factories import CommentFactory, EntryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -31,3 +32,104 @@ def test_entry_add_form_prepopulates_slug(admin_client):
     match = re.search(r'data-prepopulated-fields="([^"]*)"', response.content.decode())
     fields = json.loads(html.unescape(match.group(1)))
     assert {"id": "#id_slug", "dependency_ids": ["#id_title"]}.items() <= fields[0].items()
+
+
+# --- comments -----------------------------------------------------------------
+
+
+def messages_of(response):
+    return [str(message) for message in response.context["messages"]]
+
+
+def act(admin_client, action, comments):
+    return admin_client.post(
+        "/admin/blog/comment/",
+        {"action": action, "_selected_action": [c.pk for c in comments]},
+        follow=True,
+    )
+
+
+def test_comment_changelist_filters_and_searches(admin_client):
+    """Comments are listed with entry, excerpt and status; filter by status, search the text."""
+    entry = EntryFactory(title="Queues")
+    CommentFactory(entry=entry, name="Ada", comment="About brokers " * 20, status="published")
+    CommentFactory(entry=entry, name="Spammer", comment="Buy now", status="spam")
+    page = admin_client.get("/admin/blog/comment/").content.decode()
+    assert "Queues" in page and "About brokers About brokers" in page and "…" in page
+    spam_only = admin_client.get("/admin/blog/comment/", {"status__exact": "spam"})
+    assert "Spammer" in spam_only.content.decode() and "Ada" not in spam_only.content.decode()
+    found = admin_client.get("/admin/blog/comment/", {"q": "brokers"}).content.decode()
+    assert "Ada" in found and "Spammer" not in found
+    by_entry = admin_client.get("/admin/blog/comment/", {"entry__id__exact": entry.pk})
+    assert by_entry.status_code == 200
+
+
+def test_mark_as_spam_changes_status_records_who_and_reports(
+    admin_client, admin_user, django_capture_on_commit_callbacks
+):
+    """ "Mark as spam" moves comments to spam, records the moderator, queues feedback, says so."""
+    published = CommentFactory(status="published")
+    already = CommentFactory(status="spam")
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = act(admin_client, "mark_spam", [published, already])
+    assert messages_of(response) == ["1 comment marked as spam. 1 skipped: already spam."]
+    published.refresh_from_db()
+    assert published.status == "spam"
+    event = published.events.get()
+    assert (event.kind, event.actor) == ("marked_spam", admin_user)
+    assert already.events.count() == 0
+    assert len(callbacks) == 1  # one submit_spam, for the comment that changed
+
+
+def test_mark_as_spam_with_the_broker_down_records_the_lost_feedback(
+    admin_client, use_broker, django_capture_on_commit_callbacks
+):
+    """The decision stands; the feedback that could not be queued is written in the history."""
+    use_broker("redis://127.0.0.1:1/0")  # nothing listens there
+    comment = CommentFactory(status="published")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = act(admin_client, "mark_spam", [comment])
+    assert messages_of(response) == ["1 comment marked as spam."]
+    comment.refresh_from_db()
+    assert comment.status == "spam"
+    failed = comment.events.get(kind="feedback_failed")
+    assert "blog.tasks.submit_spam not queued" in failed.detail
+
+
+def test_mark_as_not_spam_publishes_and_reports_plural(admin_client):
+    """ "Mark as not spam" publishes spam comments; the message counts in the plural."""
+    comments = [CommentFactory(status="spam"), CommentFactory(status="spam")]
+    response = act(admin_client, "mark_ham", comments)
+    assert messages_of(response) == ["2 comments marked as not spam."]
+    assert set(Comment.objects.values_list("status", flat=True)) == {"published"}
+    assert set(CommentEvent.objects.values_list("kind", flat=True)) == {"marked_ham"}
+
+
+def test_publish_and_recheck_only_touch_pending_comments(
+    admin_client, django_capture_on_commit_callbacks
+):
+    """ "Publish" and "Re-check" act on pending comments and say how many they skipped."""
+    pending, spam = CommentFactory(status="pending"), CommentFactory(status="spam")
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = act(admin_client, "recheck", [pending, spam])
+    assert messages_of(response) == ["1 comment sent for re-checking. 1 skipped: not pending."]
+    assert len(callbacks) == 1
+    response = act(admin_client, "publish", [pending, spam])
+    assert messages_of(response) == ["1 comment published. 1 skipped: not pending."]
+    pending.refresh_from_db()
+    assert pending.status == "published"
+    assert list(pending.events.values_list("kind", flat=True)) == ["rechecked", "published"]
+    response = act(admin_client, "publish", [spam])
+    assert messages_of(response) == ["0 comments published. 1 skipped: not pending."]
+
+
+def test_comment_change_page_shows_read_only_history(admin_client, admin_user):
+    """The change page lists the history inline, without add, edit or delete."""
+    comment = CommentFactory()
+    CommentEvent.objects.create(comment=comment, kind="checked", detail="akismet: ham")
+    CommentEvent.objects.create(comment=comment, kind="marked_spam", actor=admin_user)
+    page = admin_client.get(f"/admin/blog/comment/{comment.pk}/change/").content.decode()
+    assert "akismet: ham" in page and "marked as spam" in page
+    assert 'name="events-0-detail"' not in page  # read-only, not a form field
+    assert "Add another comment event" not in page.lower()
+    assert 'name="events-0-DELETE"' not in page

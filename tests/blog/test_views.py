@@ -1,11 +1,18 @@
-"""The blog's pages: only published entries are shown, and shown escaped."""
+"""The blog's pages: only published entries and comments are shown, and shown escaped."""
 
+import base64
+import json
+import uuid
 from datetime import timedelta
+from xml.etree import ElementTree
 
 import pytest
+import redis
+from django.conf import settings
 from django.utils import timezone
 
-from tests.factories import EntryFactory
+from blog.models import Comment
+from tests.factories import CommentFactory, EntryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -56,3 +63,209 @@ def test_entry_text_is_escaped(client):
         text = client.get(url).content.decode()
         assert "<script>alert(1)" not in text and "&lt;script&gt;alert(1)" in text
         assert "<img src=x" not in text
+
+
+# --- comments ----------------------------------------------------------------
+
+VALID = {
+    "name": "Ada",
+    "email_address": "ada@example.com",
+    "homepage": "https://ada.example.com/",
+    "comment": "Lovely post about queues.",
+}
+
+
+def post_comment(client, entry, data=None, **headers):
+    return client.post(f"/blog/{entry.slug}/comment/", data or VALID, **headers)
+
+
+def test_add_comment_stores_a_pending_comment_and_redirects(
+    client, django_capture_on_commit_callbacks
+):
+    """A valid POST stores the comment pending, with IP, agent and referrer, and answers 303."""
+    entry = EntryFactory()
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = post_comment(
+            client,
+            entry,
+            REMOTE_ADDR="203.0.113.7",
+            HTTP_USER_AGENT="TestBrowser/1.0",
+            HTTP_REFERER="https://example.org/from",
+        )
+    assert response.status_code == 303
+    assert response["Location"] == entry.get_absolute_url()
+    comment = Comment.objects.get()
+    assert (comment.entry, comment.name, comment.status) == (entry, "Ada", "pending")
+    assert comment.user_ip == "203.0.113.7"
+    assert comment.user_agent == "TestBrowser/1.0"
+    assert comment.referrer == "https://example.org/from"
+    assert comment.last_dispatched_at is not None
+    assert len(callbacks) == 1
+    page = client.get(response["Location"]).content.decode()
+    assert "awaiting moderation" in page
+    assert "Lovely post about queues." not in page  # pending: not shown
+
+
+def test_add_comment_dispatches_only_after_commit(
+    client, private_broker, django_capture_on_commit_callbacks
+):
+    """Nothing reaches the broker before the commit; then one spam_filter message with the id."""
+    broker = redis.Redis.from_url(private_broker.url)
+    queue = f"{settings.VAR_DIR.name}:spam"
+    entry = EntryFactory()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        post_comment(client, entry, REMOTE_ADDR="203.0.113.8")
+    assert broker.llen(queue) == 0
+    for callback in callbacks:
+        callback()
+    message = json.loads(broker.lpop(queue))
+    assert message["headers"]["task"] == "blog.tasks.spam_filter"
+    args, kwargs, _ = json.loads(base64.b64decode(message["body"]))
+    assert (args, kwargs) == (
+        [],
+        {"comment_id": Comment.objects.get().pk, "remote_addr": "203.0.113.8"},
+    )
+
+
+def test_add_comment_invalid_form_is_400_with_an_error_per_field(client):
+    """Missing name, bad email, bad URL and an empty comment each get their own message."""
+    entry = EntryFactory()
+    data = {"name": "", "email_address": "nope", "homepage": "not a url", "comment": ""}
+    response = post_comment(client, entry, data)
+    assert response.status_code == 400
+    text = response.content.decode()
+    for message in (
+        "Please give your name.",
+        "Please give a valid email address.",
+        "Please give a full URL",
+        "Please write a comment.",
+    ):
+        assert message in text
+    assert not Comment.objects.exists()
+
+
+def test_add_comment_too_long_is_400(client):
+    """Length limits hold: a 5001-character comment and a 65-character name are refused."""
+    entry = EntryFactory()
+    response = post_comment(client, entry, VALID | {"comment": "x" * 5001, "name": "n" * 65})
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert "under 5000 characters" in text
+    assert "64 characters" in text
+    assert not Comment.objects.exists()
+
+
+def test_add_comment_with_honeypot_filled_is_400_and_stores_nothing(
+    client, django_capture_on_commit_callbacks
+):
+    """A bot that fills the hidden field gets 400; nothing is stored or dispatched."""
+    entry = EntryFactory()
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = post_comment(client, entry, VALID | {"website": "http://spam.example/"})
+    assert response.status_code == 400
+    assert not Comment.objects.exists()
+    assert callbacks == []
+
+
+def test_add_comment_is_rate_limited_per_ip(client, settings):
+    """Past the per-minute limit an IP gets 429 with a message; another IP still posts."""
+    settings.BLOG_COMMENTS_PER_MINUTE = 2
+    entry = EntryFactory()
+    ip = f"198.51.100.{uuid.uuid4().int % 250 + 1}"  # fresh counters in a shared cache
+    other_ip = "2001:db8::" + uuid.uuid4().hex[:4]
+    assert post_comment(client, entry, REMOTE_ADDR=ip).status_code == 303
+    assert post_comment(client, entry, REMOTE_ADDR=ip).status_code == 303
+    response = post_comment(client, entry, REMOTE_ADDR=ip)
+    assert response.status_code == 429
+    assert "commenting too fast" in response.content.decode()
+    assert post_comment(client, entry, REMOTE_ADDR=other_ip).status_code == 303
+    assert Comment.objects.count() == 3
+
+
+def test_add_comment_takes_ip_from_x_forwarded_for_only_when_trusted(client, settings):
+    """Behind a trusted proxy the last X-Forwarded-For entry is the visitor; otherwise ignored."""
+    entry = EntryFactory()
+    forwarded = {"REMOTE_ADDR": "10.0.0.2", "HTTP_X_FORWARDED_FOR": "1.2.3.4, 203.0.113.9"}
+    post_comment(client, entry, **forwarded)
+    settings.BLOG_TRUST_X_FORWARDED_FOR = True
+    post_comment(client, entry, **forwarded)
+    assert list(Comment.objects.order_by("pk").values_list("user_ip", flat=True)) == [
+        "10.0.0.2",
+        "203.0.113.9",
+    ]
+
+
+@pytest.mark.parametrize("bad_entry", ["unknown", "1.2.3.4:80", "<script>", "999.1.1.1"])
+def test_add_comment_ignores_a_malformed_x_forwarded_for(client, settings, bad_entry):
+    """A trusted header with garbage falls back to REMOTE_ADDR instead of failing the POST."""
+    settings.BLOG_TRUST_X_FORWARDED_FOR = True
+    response = post_comment(
+        client, EntryFactory(), REMOTE_ADDR="10.0.0.3", HTTP_X_FORWARDED_FOR=f"1.2.3.4, {bad_entry}"
+    )
+    assert response.status_code == 303
+    assert Comment.objects.get().user_ip == "10.0.0.3"
+
+
+def test_add_comment_needs_post_and_a_published_entry(client):
+    """GET on the comment URL is 405; commenting on a draft is 404."""
+    entry = EntryFactory()
+    assert client.get(f"/blog/{entry.slug}/comment/").status_code == 405
+    draft = EntryFactory(is_published=False)
+    assert post_comment(client, draft).status_code == 404
+
+
+def test_only_published_comments_are_shown(client):
+    """Published comments appear on the entry; pending and spam ones never do."""
+    entry = EntryFactory()
+    CommentFactory(entry=entry, comment="Visible remark", status="published")
+    CommentFactory(entry=entry, comment="Waiting remark", status="pending")
+    CommentFactory(entry=entry, comment="Buy pills", status="spam")
+    text = client.get(entry.get_absolute_url()).content.decode()
+    assert "Visible remark" in text
+    assert "Waiting remark" not in text
+    assert "Buy pills" not in text
+
+
+XSS = '<script>alert("x")</script>'
+
+
+def test_comment_fields_are_escaped_on_the_page(client):
+    """Markup in every field a visitor controls is shown as text, never run."""
+    entry = EntryFactory()
+    response = post_comment(
+        client, entry, {"name": XSS, "email_address": "x@example.com", "comment": XSS + "<b>hi"}
+    )
+    assert response.status_code == 303
+    Comment.objects.update(status="published")
+    CommentFactory(
+        entry=entry, name="Homer", homepage='https://example.com/"><script>alert(2)</script>',
+        status="published",
+    )  # fmt: skip
+    text = client.get(entry.get_absolute_url()).content.decode()
+    assert "<script>alert" not in text
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in text
+    assert "&lt;b&gt;hi" in text
+    assert 'href="https://example.com/&quot;&gt;&lt;script&gt;' in text
+
+
+def test_invalid_form_redisplays_input_escaped(client):
+    """A refused form shows the visitor's input back escaped."""
+    entry = EntryFactory()
+    response = post_comment(client, entry, {"name": XSS, "email_address": "bad", "comment": XSS})
+    assert response.status_code == 400
+    assert "<script>alert" not in response.content.decode()
+
+
+def test_feed_lists_published_entries_escaped(client):
+    """/blog/feed/ is RSS of the published entries, newest first, with markup escaped."""
+    EntryFactory(title="Draft", is_published=False)
+    EntryFactory(title="Old one", pub_date=timezone.now() - timedelta(days=2))
+    EntryFactory(title="<b>New</b> one", pub_date=timezone.now() - timedelta(days=1))
+    response = client.get("/blog/feed/")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/rss+xml")
+    root = ElementTree.fromstring(response.content)
+    titles = [item.findtext("title") for item in root.iter("item")]
+    assert titles == ["<b>New</b> one", "Old one"]
+    links = [item.findtext("link") for item in root.iter("item")]
+    assert all(link.startswith("http://testserver/blog/") for link in links)

@@ -110,6 +110,21 @@ def test_devstack_serves_site_and_admin_and_runs_tasks(stack):
         timeout=60,
     )
     assert shell.stdout.strip().endswith("4"), shell.stdout + shell.stderr
+
+    # The demo feed (the blog's own RSS) imports through the stack's worker.
+    imported = subprocess.run(
+        [sys.executable, "manage.py", "import_feeds", "--all", "--wait", "--timeout", "60"],
+        cwd=stack.cwd,
+        env=stack.env | {"DJANGO_SETTINGS_MODULE": "project.settings", "DJANGO_DEBUG": "1"},
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert imported.returncode == 0, imported.stdout + imported.stderr
+    assert re.search(rf"{re.escape(stack.url)}blog/feed/\s+imported\s+1\b", imported.stdout), (
+        imported.stdout
+    )
+    assert "Hello, Celery" in wait_for_http(stack.url + "feeds/").text
     assert re.search(r"worker \| .*Task project\.tasks\.add\[\S+\] succeeded", stack.output)
     stack.wait_for(r"beat \| .*beat: Starting", timeout=30)
 

@@ -6,21 +6,6 @@ import pytest
 
 pytestmark = pytest.mark.django_db
 
-MEMCACHED = "django.core.cache.backends.memcached.PyMemcacheCache"
-
-
-@pytest.fixture
-def memcached_cache(settings, memcached):
-    """The default cache on a private, real memcached."""
-    settings.CACHES = {
-        "default": {
-            "BACKEND": MEMCACHED,
-            "LOCATION": memcached.location,
-            "OPTIONS": settings.MEMCACHED_OPTIONS,
-        }
-    }
-    return memcached
-
 
 def test_healthz_ok_on_configured_services(client):
     """With the configured database, cache and broker up, every check passes."""

@@ -36,6 +36,7 @@ class WorkerProcess:
         self.extra_env = env or {}
         self.hostname = None
         self.watched = None
+        self.killed = False
 
     def env(self):
         env = dict(os.environ)
@@ -84,4 +85,5 @@ class WorkerProcess:
 
     def kill(self):
         """SIGKILL the worker and its pool processes, as a crash would."""
+        self.killed = True
         self.watched.kill()

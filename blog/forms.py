@@ -1,0 +1,52 @@
+"""The comment form: explicit fields, length limits and a honeypot."""
+
+from django import forms
+
+from blog.models import Comment
+from blog.spam import HONEYPOT_FIELD
+
+MAX_COMMENT_LENGTH = 5000
+
+
+class CommentForm(forms.ModelForm):
+    """A visitor's comment; ``is_bot`` is True when the hidden honeypot field was filled."""
+
+    comment = forms.CharField(
+        max_length=MAX_COMMENT_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 6}),
+        error_messages={
+            "required": "Please write a comment.",
+            "max_length": f"Please keep your comment under {MAX_COMMENT_LENGTH} characters "
+            "(it has %(show_value)d).",
+        },
+    )
+
+    homepage = forms.URLField(
+        required=False,
+        max_length=200,
+        assume_scheme="https",
+        error_messages={"invalid": "Please give a full URL, e.g. https://example.com/."},
+    )
+
+    class Meta:
+        model = Comment
+        fields = ["name", "email_address", "homepage", "comment"]
+        error_messages = {
+            "name": {
+                "required": "Please give your name.",
+                "max_length": "Please shorten your name to %(limit_value)d characters.",
+            },
+            "email_address": {
+                "required": "Please give your email address (it is not shown).",
+                "invalid": "Please give a valid email address.",
+            },
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Hidden from people by the template; bots that fill every field fill it.
+        self.fields[HONEYPOT_FIELD] = forms.CharField(required=False, label="Leave this empty")
+
+    @property
+    def is_bot(self):
+        return bool(self.data.get(HONEYPOT_FIELD, "").strip())

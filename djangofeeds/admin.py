@@ -1,0 +1,158 @@
+"""Admin for feeds: status at a glance, imports on demand, runs and posts read-only."""
+
+from django.contrib import admin, messages
+from django.db import models
+from django.db.models import Count
+from django.template.defaultfilters import truncatechars
+from django.utils.translation import ngettext
+
+from djangofeeds.models import Feed, ImportRun, Post, RefreshRun
+from djangofeeds.tasks import enqueue_imports
+
+# A URL typed without a scheme is taken as https (Django 6's default).
+URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows written by the importer: to look at, not to edit."""
+
+    formfield_overrides = URL_FIELDS
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class HasErrorsFilter(admin.SimpleListFilter):
+    title = "errors"
+    parameter_name = "errors"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "failing"), ("no", "healthy")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(error_count__gt=0)
+        if self.value() == "no":
+            return queryset.filter(error_count=0)
+        return queryset
+
+
+@admin.register(Feed)
+class FeedAdmin(admin.ModelAdmin):
+    list_display = [
+        "__str__", "url", "is_active", "last_status", "last_checked_at", "error_summary",
+        "error_count", "next_check_at", "post_count",
+    ]  # fmt: skip
+    list_filter = ["is_active", "last_status", HasErrorsFilter]
+    search_fields = ["title", "url", "link"]
+    readonly_fields = [
+        "etag", "last_modified", "last_checked_at", "last_success_at", "last_status",
+        "last_http_status", "last_error", "error_count", "fence", "created_at",
+    ]  # fmt: skip
+    fieldsets = [
+        (None, {"fields": ["url", "title", "link", "description", "is_active", "next_check_at"]}),
+        ("Last import", {"fields": readonly_fields}),
+    ]
+    actions = ["import_now", "activate", "deactivate", "reset_errors"]
+    formfield_overrides = URL_FIELDS
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(post_count=Count("posts"))
+
+    @admin.display(description="posts", ordering="post_count")
+    def post_count(self, feed):
+        return feed.post_count
+
+    @admin.display(description="last error")
+    def error_summary(self, feed):
+        return truncatechars(feed.last_error, 80)
+
+    @admin.action(description="Import now", permissions=["change"])
+    def import_now(self, request, queryset):
+        try:
+            queued, waiting = enqueue_imports(list(queryset.values_list("url", flat=True)))
+        except Exception as exc:  # broker or cache down: say so instead of a 500 page
+            self.message_user(
+                request, f"Could not queue the imports: {type(exc).__name__}: {exc}", messages.ERROR
+            )
+            return
+        if queued:
+            self.message_user(
+                request,
+                ngettext("Queued an import of %d feed.", "Queued imports of %d feeds.", len(queued))
+                % len(queued),
+                messages.SUCCESS,
+            )
+        if waiting:
+            self.message_user(
+                request,
+                ngettext(
+                    "%d feed was already queued.", "%d feeds were already queued.", len(waiting)
+                ) % len(waiting),
+                messages.WARNING,
+            )  # fmt: skip
+
+    @admin.action(description="Activate", permissions=["change"])
+    def activate(self, request, queryset):
+        count = queryset.update(is_active=True)
+        self.message_user(
+            request, ngettext("Activated %d feed.", "Activated %d feeds.", count) % count
+        )
+
+    @admin.action(description="Deactivate", permissions=["change"])
+    def deactivate(self, request, queryset):
+        count = queryset.update(is_active=False)
+        self.message_user(
+            request, ngettext("Deactivated %d feed.", "Deactivated %d feeds.", count) % count
+        )
+
+    @admin.action(description="Reset errors (check again now)", permissions=["change"])
+    def reset_errors(self, request, queryset):
+        count = queryset.update(error_count=0, last_error="", next_check_at=None)
+        self.message_user(
+            request,
+            ngettext("Reset the errors of %d feed.", "Reset the errors of %d feeds.", count)
+            % count,
+        )
+
+
+@admin.register(Post)
+class PostAdmin(ReadOnlyAdmin):
+    list_display = ["title", "feed", "author", "published_at", "imported_at"]
+    list_filter = ["feed", "published_at"]
+    list_select_related = ["feed"]
+    search_fields = ["title", "link", "guid"]
+    date_hierarchy = "published_at"
+
+
+@admin.register(ImportRun)
+class ImportRunAdmin(ReadOnlyAdmin):
+    list_display = [
+        "feed", "started_at", "outcome", "http_status", "created", "updated",
+        "fetch_ms", "parse_ms", "store_ms", "worker", "error_summary",
+    ]  # fmt: skip
+    list_filter = ["outcome", "started_at", "feed"]
+    list_select_related = ["feed"]
+    search_fields = ["feed__url", "feed__title", "task_id", "error"]
+    date_hierarchy = "started_at"
+
+    @admin.display(description="error")
+    def error_summary(self, run):
+        return truncatechars(run.error, 80)
+
+
+@admin.register(RefreshRun)
+class RefreshRunAdmin(ReadOnlyAdmin):
+    list_display = [
+        "started_at",
+        "finished_at",
+        "feeds",
+        "imported",
+        "not_modified",
+        "skipped",
+        "failed",
+    ]
+    date_hierarchy = "started_at"

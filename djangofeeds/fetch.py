@@ -1,0 +1,287 @@
+"""Fetch a feed over HTTP the careful way: timeouts, a size cap, no private addresses.
+
+feedparser can fetch URLs itself, but without a size cap, an overall deadline
+or address checks; here httpx fetches and feedparser only parses bytes.
+"""
+
+import email.utils
+import ipaddress
+import os
+import re
+import socket
+import time
+import zlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import httpx
+from django.conf import settings
+
+USER_AGENT = "djangofeeds/1.0 (RSS/Atom importer; Django + Celery; +https://docs.celeryq.dev/)"
+ACCEPT = (
+    "application/rss+xml, application/atom+xml, application/rdf+xml, "
+    "application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1"
+)
+MAX_REDIRECTS = 10
+PERMANENT_REDIRECTS = {301, 308}
+REDIRECTS = {301, 302, 303, 307, 308}
+# A slow server may answer every read within the timeout and still take
+# forever: the whole fetch, redirects included, gets this many timeouts.
+DEADLINE_TIMEOUTS = 3
+
+
+class FetchError(Exception):
+    """The feed could not be fetched. ``transient`` errors may succeed if tried again."""
+
+    transient = False
+
+    def __init__(self, message, *, status=None, retry_after=None):
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after  # seconds, from a Retry-After header
+
+
+class TransientFetchError(FetchError):
+    transient = True
+
+
+class FeedGone(FetchError):
+    """410 Gone: the publisher removed the feed for good."""
+
+
+@dataclass
+class Fetched:
+    """What a fetch brought back."""
+
+    url: str  # the URL finally fetched, after redirects
+    status: int
+    body: bytes = b""
+    headers: httpx.Headers = field(default_factory=httpx.Headers)
+    permanent_url: str | None = None  # set when every redirect on the way was permanent
+    max_age: int | None = None  # seconds, from Cache-Control
+
+    @property
+    def not_modified(self):
+        return self.status == 304
+
+
+def fetch(url, *, etag="", last_modified=""):
+    """GET ``url`` (conditionally, when validators are given) and return a ``Fetched``."""
+    timeout = settings.DJANGOFEEDS_FETCH_TIMEOUT
+    deadline = time.monotonic() + timeout * DEADLINE_TIMEOUTS
+    headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT, "Accept-Encoding": "gzip, deflate"}
+    if etag:
+        headers["If-None-Match"] = etag
+    if last_modified:
+        headers["If-Modified-Since"] = last_modified
+    try:
+        return follow(shared_client(timeout), httpx.URL(url), headers, deadline)
+    except httpx.TimeoutException as exc:
+        raise TransientFetchError(f"timed out after {timeout}s ({type(exc).__name__})") from exc
+    except httpx.TransportError as exc:
+        raise TransientFetchError(f"network error: {describe(exc)}") from exc
+    except httpx.InvalidURL as exc:
+        raise FetchError(f"not a valid URL: {exc}") from exc
+
+
+_clients = {}
+
+
+def shared_client(timeout):
+    """One httpx client per process and timeout: building one (its TLS context) costs ~20 ms.
+
+    No keep-alive: requests go to a checked IP address, and a pooled connection
+    to that address must not serve another host name than the one TLS verified.
+    """
+    key = (os.getpid(), timeout)  # a forked worker process builds its own
+    if key not in _clients:
+        _clients[key] = httpx.Client(
+            timeout=httpx.Timeout(timeout),
+            follow_redirects=False,
+            trust_env=False,
+            limits=httpx.Limits(max_keepalive_connections=0),
+        )
+    return _clients[key]
+
+
+def follow(client, url, headers, deadline):
+    """GET, following up to MAX_REDIRECTS redirects, each hop checked before it is fetched."""
+    all_permanent = True
+    for hops in range(MAX_REDIRECTS + 1):
+        request = client.build_request(
+            "GET",
+            pinned(url, check_url(url)),
+            headers={**headers, "Host": host_header(url)},
+            extensions={"sni_hostname": url.host},  # TLS still checks the real host name
+        )
+        response = client.send(request, stream=True)
+        try:
+            status = response.status_code
+            if status in REDIRECTS and "location" in response.headers:
+                all_permanent = all_permanent and status in PERMANENT_REDIRECTS
+                url = url.join(response.headers["location"])
+                continue
+            permanent_url = str(url) if all_permanent and hops else None
+            return answer(response, str(url), permanent_url, deadline)
+        finally:
+            response.close()
+    raise FetchError(f"more than {MAX_REDIRECTS} redirects")
+
+
+def answer(response, url, permanent_url, deadline):
+    """A ``Fetched`` for a final (non-redirect) response, or the matching ``FetchError``."""
+    status = response.status_code
+    if status == 304:
+        return Fetched(url, status, headers=response.headers, max_age=max_age(response))
+    if status == 410:
+        raise FeedGone("410 Gone: the feed was removed; deactivated", status=status)
+    error = f"server answered {status} {response.reason_phrase}".strip()
+    if status == 429 or status >= 500:
+        wait = retry_after(response.headers.get("retry-after"))
+        raise TransientFetchError(error, status=status, retry_after=wait)
+    if status != 200:
+        raise FetchError(error, status=status)
+    return Fetched(
+        url,
+        status,
+        body=read_body(response, deadline),
+        headers=response.headers,
+        permanent_url=permanent_url,
+        max_age=max_age(response),
+    )
+
+
+def url_problem(url):
+    """Why ``url`` can never be fetched (scheme, credentials, a private IP literal), or None.
+
+    Checks what the URL itself says, without DNS; used to vet URLs as they are
+    added (admin, commands, OPML). ``check_url`` repeats it at fetch time and
+    also checks every address the host resolves to.
+    """
+    try:
+        url = httpx.URL(url) if isinstance(url, str) else url
+    except (httpx.InvalidURL, TypeError, ValueError) as exc:
+        return f"not a valid URL: {exc}"
+    if url.scheme not in ("http", "https"):
+        return f"only http and https URLs can be fetched, not {url.scheme or 'none'!r}"
+    if url.userinfo:
+        return "URLs with a user name or password are not fetched"
+    if not url.host:
+        return "the URL has no host"
+    if not settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS:
+        try:
+            literal = ipaddress.ip_address(url.host)
+        except ValueError:
+            return None
+        if not is_public(str(literal)):
+            return f"{url.host} is a non-public address ({literal}): refused"
+    return None
+
+
+def check_url(url):
+    """Refuse what must not be fetched; return the address to connect to."""
+    problem = url_problem(url)
+    if problem:
+        raise FetchError(problem)
+    host = url.raw_host.decode("ascii")
+    try:
+        port = url.port or (443 if url.scheme == "https" else 80)
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise TransientFetchError(f"cannot resolve {url.host}: {exc}") from exc
+    addresses = [info[4][0] for info in infos]
+    if not settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS:
+        for address in addresses:
+            if not is_public(address):
+                raise FetchError(
+                    f"{url.host} resolves to a non-public address ({address}): refused"
+                )
+    return addresses[0]
+
+
+def is_public(address):
+    ip = ipaddress.ip_address(address.split("%")[0])
+    if ip.version == 6 and ip.ipv4_mapped:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+def pinned(url, address):
+    """The URL with its host replaced by the checked address, so DNS cannot change under us."""
+    return url.copy_with(host=address)
+
+
+def host_header(url):
+    host = url.raw_host.decode("ascii")
+    if ":" in host:
+        host = f"[{host}]"
+    return host if url.port is None else f"{host}:{url.port}"
+
+
+def read_body(response, deadline):
+    """Read and decompress the body, stopping at the size cap and the deadline."""
+    cap = settings.DJANGOFEEDS_MAX_BYTES
+    length = response.headers.get("content-length", "")
+    if length.isdigit() and int(length) > cap:
+        raise FetchError(f"the feed is larger than {cap} bytes (Content-Length {length})")
+    decoder = Decoder(response.headers.get("content-encoding", ""))
+    body = bytearray()
+    for chunk in response.iter_raw():
+        if time.monotonic() > deadline:
+            raise TransientFetchError("the server sent the feed too slowly")
+        body += decoder.decode(chunk, cap + 1 - len(body))
+        if len(body) > cap:
+            raise FetchError(f"the feed is larger than {cap} bytes")
+    return bytes(body)
+
+
+class Decoder:
+    """gzip/deflate decoding that never inflates more than asked for (no gzip bombs)."""
+
+    def __init__(self, encoding):
+        encoding = encoding.strip().lower()
+        if encoding in ("", "identity"):
+            self.inflater = None
+        elif encoding in ("gzip", "x-gzip"):
+            self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif encoding == "deflate":
+            self.inflater = zlib.decompressobj()
+        else:
+            raise FetchError(f"unsupported Content-Encoding {encoding!r}")
+
+    def decode(self, chunk, limit):
+        if self.inflater is None:
+            return chunk
+        try:
+            out = self.inflater.decompress(chunk, limit)
+        except zlib.error as exc:
+            raise FetchError(f"the compressed body is corrupt: {exc}") from exc
+        # Anything left unconsumed means the limit was reached; the caller stops.
+        return out
+
+
+def retry_after(value):
+    """Seconds from a Retry-After header (delta-seconds or an HTTP date), or None."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return int(value)
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return max(0, int((moment - datetime.now(UTC)).total_seconds()))
+
+
+def max_age(response):
+    match = re.search(r"max-age\s*=\s*(\d+)", response.headers.get("cache-control", ""))
+    return int(match.group(1)) if match else None
+
+
+def describe(exc):
+    """An httpx error as a short readable phrase (they often have an empty message)."""
+    text = str(exc) or type(exc).__name__
+    return text if len(text) < 300 else text[:300] + "..."

@@ -1,0 +1,11 @@
+"""URLs of the feed pages."""
+
+from django.urls import path
+
+from djangofeeds import views
+
+app_name = "djangofeeds"
+urlpatterns = [
+    path("", views.post_list, name="post_list"),
+    path("<int:pk>/", views.feed_detail, name="feed_detail"),
+]

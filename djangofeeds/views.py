@@ -1,0 +1,22 @@
+"""Pages: the latest posts of all active feeds, and one feed with its posts."""
+
+from django.core.paginator import Paginator
+from django.shortcuts import get_object_or_404, render
+
+from djangofeeds.models import Feed, Post
+
+POSTS_PER_PAGE = 25
+
+
+def post_list(request):
+    posts = Post.objects.of_active_feeds().select_related("feed")
+    page = Paginator(posts, POSTS_PER_PAGE).get_page(request.GET.get("page"))
+    return render(
+        request, "djangofeeds/post_list.html", {"page": page, "feeds": Feed.objects.active()}
+    )
+
+
+def feed_detail(request, pk):
+    feed = get_object_or_404(Feed, pk=pk)
+    page = Paginator(feed.posts.all(), POSTS_PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "djangofeeds/feed_detail.html", {"feed": feed, "page": page})

@@ -1,0 +1,153 @@
+"""The feeds admin: status columns, filters, actions with messages, permissions, read-only runs."""
+
+import pytest
+from django.contrib.auth.models import Permission, User
+from django.core.cache import cache
+from django.urls import reverse
+
+from djangofeeds.models import Feed, ImportRun, Outcome, Post
+from djangofeeds.tasks import queued_key
+from project.celery import app as celery_app
+from tests.factories import FeedFactory, PostFactory
+
+pytestmark = pytest.mark.django_db
+
+CHANGELIST = reverse("admin:djangofeeds_feed_changelist")
+
+
+@pytest.fixture
+def purge_queues():
+    yield
+    celery_app.control.purge()
+
+
+def run_action(client, action, feeds):
+    return client.post(
+        CHANGELIST, {"action": action, "_selected_action": [feed.pk for feed in feeds]}, follow=True
+    )
+
+
+def messages_of(response):
+    return [str(message) for message in response.context["messages"]]
+
+
+def test_feed_changelist_shows_status_columns(admin_client):
+    feed = FeedFactory(
+        title="Broken feed",
+        last_status=Outcome.FAILED,
+        last_error="server answered 500",
+        error_count=3,
+    )
+    PostFactory.create_batch(2, feed=feed)
+
+    response = admin_client.get(CHANGELIST)
+
+    assert response.status_code == 200
+    row = response.content.decode()
+    for text in (
+        "Broken feed",
+        "server answered 500",
+        "failed",
+        "Last error",
+        "Posts",
+        "Next check at",
+    ):
+        assert text in row
+    assert response.context["cl"].result_list[0].post_count == 2
+
+
+def test_feed_changelist_filters_and_search(admin_client):
+    FeedFactory(title="Healthy one")
+    FeedFactory(title="Failing one", error_count=2)
+    FeedFactory(title="Sleeping one", is_active=False)
+
+    failing = admin_client.get(CHANGELIST, {"errors": "yes"}).context["cl"].result_list
+    inactive = admin_client.get(CHANGELIST, {"is_active__exact": "0"}).context["cl"].result_list
+    found = admin_client.get(CHANGELIST, {"q": "healthy"}).context["cl"].result_list
+
+    assert [f.title for f in failing] == ["Failing one"]
+    assert [f.title for f in inactive] == ["Sleeping one"]
+    assert [f.title for f in found] == ["Healthy one"]
+
+
+def test_import_now_queues_and_reports(admin_client, purge_queues):
+    feeds = FeedFactory.create_batch(2)
+
+    response = run_action(admin_client, "import_now", feeds)
+
+    assert messages_of(response) == ["Queued imports of 2 feeds."]
+    assert all(cache.get(queued_key(feed.url)) for feed in feeds)
+
+
+def test_import_now_does_not_queue_a_feed_twice(admin_client, purge_queues):
+    feed = FeedFactory()
+    run_action(admin_client, "import_now", [feed])
+
+    response = run_action(admin_client, "import_now", [feed])
+
+    assert messages_of(response) == ["1 feed was already queued."]
+
+
+def test_import_now_with_the_broker_down_says_so(admin_client, use_broker):
+    use_broker("redis://127.0.0.1:1/0")  # nothing listens there
+    feed = FeedFactory()
+
+    response = run_action(admin_client, "import_now", [feed])
+
+    assert response.status_code == 200
+    assert messages_of(response)[0].startswith("Could not queue the imports: OperationalError")
+    assert cache.get(queued_key(feed.url)) is None  # a later attempt is not blocked
+
+
+def test_activate_deactivate_and_reset_errors(admin_client):
+    feed = FeedFactory(is_active=False, error_count=4, last_error="boom")
+
+    assert messages_of(run_action(admin_client, "activate", [feed])) == ["Activated 1 feed."]
+    feed.refresh_from_db()
+    assert feed.is_active
+    assert messages_of(run_action(admin_client, "deactivate", [feed])) == ["Deactivated 1 feed."]
+    run_action(admin_client, "reset_errors", [feed])
+    feed.refresh_from_db()
+    assert (feed.is_active, feed.error_count, feed.last_error, feed.next_check_at) == (
+        False,
+        0,
+        "",
+        None,
+    )
+
+
+def test_feed_actions_need_the_change_permission(client, purge_queues):
+    viewer = User.objects.create_user("viewer", password="pw", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_feed"))
+    client.force_login(viewer)
+    feed = FeedFactory()
+
+    changelist = client.get(CHANGELIST)
+    response = run_action(client, "import_now", [feed])
+
+    assert changelist.status_code == 200
+    assert (
+        changelist.context["action_form"] is None
+    )  # no action offered (delete needs a permission too)
+    assert response.status_code == 200
+    assert cache.get(queued_key(feed.url)) is None  # nothing queued
+
+
+def test_posts_and_import_runs_are_read_only(admin_client):
+    post = PostFactory()
+    run = ImportRun.objects.create(feed=post.feed, outcome=Outcome.IMPORTED, created=1)
+
+    for model, obj in ((Post, post), (ImportRun, run)):
+        name = model._meta.model_name
+        assert admin_client.get(reverse(f"admin:djangofeeds_{name}_changelist")).status_code == 200
+        assert admin_client.get(reverse(f"admin:djangofeeds_{name}_add")).status_code == 403
+        detail = admin_client.get(reverse(f"admin:djangofeeds_{name}_change", args=[obj.pk]))
+        assert detail.status_code == 200 and not detail.context["has_change_permission"]
+
+
+def test_feed_change_page_opens(admin_client):
+    feed = FeedFactory()
+
+    response = admin_client.get(reverse("admin:djangofeeds_feed_change", args=[feed.pk]))
+
+    assert response.status_code == 200 and Feed.objects.count() == 1

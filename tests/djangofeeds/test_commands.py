@@ -1,0 +1,198 @@
+"""Management commands: addfeed, import_feeds (sync, wait, queue), opml_import and opml_export."""
+
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from djangofeeds.locks import CacheLock
+from djangofeeds.models import Feed, ImportRun, Outcome, Post
+from djangofeeds.tasks import import_feed, lock_key
+from project.celery import app as celery_app
+from tests.factories import FeedFactory
+from tests.support.feed_server import numbered_items, rss
+
+pytestmark = pytest.mark.django_db
+
+
+def run(*args, **options):
+    out, err = io.StringIO(), io.StringIO()
+    call_command(*args, stdout=out, stderr=err, **options)
+    return out.getvalue(), err.getvalue()
+
+
+def test_addfeed_adds_new_feeds_and_reports_known_ones():
+    FeedFactory(url="http://known.example/feed")
+
+    out, _ = run("addfeed", "http://new.example/feed", "http://known.example/feed")
+
+    assert "Added http://new.example/feed" in out
+    assert "Already subscribed: http://known.example/feed" in out
+    assert Feed.objects.count() == 2
+
+
+def test_addfeed_refuses_unfetchable_urls_with_a_clear_error():
+    with pytest.raises(CommandError, match="1 of 2 URLs were not added"):
+        run("addfeed", "ftp://files.example/feed", "http://ok.example/feed")
+
+    assert list(Feed.objects.values_list("url", flat=True)) == ["http://ok.example/feed"]
+
+
+def test_addfeed_import_imports_right_away(feed_server):
+    url = feed_server.serve("/a.xml", rss(numbered_items(3)))
+
+    out, _ = run("addfeed", url, "--import")
+
+    assert "imported" in out and Post.objects.count() == 3
+
+
+def test_import_feeds_sync_shows_progress_and_a_table(feed_server):
+    good = feed_server.serve("/good.xml", rss(numbered_items(2)))
+    same = feed_server.serve("/same.xml", rss(numbered_items(1, prefix="other")))
+
+    out, _ = run("import_feeds", good, same, "--sync")
+
+    assert "[##########----------] 1/2" in out and "[####################] 2/2" in out
+    assert "URL" in out and "status" in out
+    assert any(
+        line.startswith(good) and "imported" in line and " 2 " in line for line in out.splitlines()
+    )
+    assert ImportRun.objects.filter(worker="manage.py").count() == 2
+
+
+def test_import_feeds_sync_fails_when_an_import_fails(feed_server):
+    good = feed_server.serve("/good.xml", rss(numbered_items(2)))
+    bad = feed_server.url("/missing.xml")
+
+    with pytest.raises(CommandError, match="1 of 2 imports failed"):
+        run("import_feeds", good, bad, "--sync")
+
+    assert Feed.objects.get(url=bad).error_count == 1
+    assert Feed.objects.get(url=good).posts.count() == 2
+
+
+def test_import_feeds_sync_goes_through_the_lock(feed_server):
+    url = feed_server.serve("/locked.xml", rss(numbered_items(1)))
+    holder = CacheLock(lock_key(import_feed.name, url), expire=60)
+    holder.acquire()
+
+    out, _ = run("import_feeds", url, "--sync")
+
+    assert "skipped" in out and feed_server.hits("/locked.xml") == 0
+    holder.release()
+
+
+def test_import_feeds_all_and_due_select_feeds(feed_server):
+    due = feed_server.serve("/due.xml", rss(numbered_items(1)))
+    FeedFactory(url=due)
+    FeedFactory(url=feed_server.serve("/inactive.xml", rss(numbered_items(1))), is_active=False)
+
+    run("import_feeds", "--due", "--sync", verbosity=0)
+
+    assert feed_server.hits("/due.xml") == 1 and feed_server.hits("/inactive.xml") == 0
+    assert ImportRun.objects.get().outcome == Outcome.IMPORTED
+
+
+def test_import_feeds_needs_something_to_import():
+    with pytest.raises(CommandError, match="give feed URLs, --all or --due"):
+        run("import_feeds")
+    with pytest.raises(CommandError, match="not both"):
+        run("import_feeds", "http://a.example/", "--all")
+
+
+def test_import_feeds_queues_by_default():
+    FeedFactory.create_batch(2)
+    try:
+        out, _ = run("import_feeds", "--all")
+        again, _ = run("import_feeds", "--all")
+    finally:
+        celery_app.control.purge()
+
+    assert "Queued 2 imports (0 already queued)." in out
+    assert "Queued 0 imports (2 already queued)." in again
+
+
+def test_import_feeds_with_the_broker_down_is_a_clear_error(use_broker):
+    use_broker("redis://127.0.0.1:1/0")
+    FeedFactory()
+
+    with pytest.raises(CommandError, match="could not queue the imports: OperationalError"):
+        run("import_feeds", "--all")
+
+
+OPML = b"""<?xml version="1.0" encoding="utf-8"?>
+<opml version="2.0">
+  <head><title>My feeds</title></head>
+  <body>
+    <outline text="Python">
+      <outline text="Celery" title="Celery blog" type="rss" xmlUrl="http://celery.example/feed" htmlUrl="http://celery.example/"/>
+      <outline text="Nested">
+        <outline text="Django" type="rss" xmlUrl="http://django.example/rss"/>
+      </outline>
+    </outline>
+    <outline text="Again" type="rss" xmlUrl="http://celery.example/feed"/>
+    <outline text="Known" type="rss" xmlUrl="http://known.example/feed"/>
+    <outline text="Bad" type="rss" xmlUrl="javascript:alert(1)"/>
+    <outline text="Private" type="rss" xmlUrl="http://10.0.0.1/feed"/>
+  </body>
+</opml>
+"""
+
+
+def test_opml_import_reads_nested_outlines_and_reports(tmp_path, settings):
+    settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = False
+    FeedFactory(url="http://known.example/feed")
+    path = tmp_path / "feeds.opml"
+    path.write_bytes(OPML)
+
+    out, err = run("opml_import", str(path))
+
+    assert "6 feeds in the file: 2 added, 2 skipped, 2 invalid" in out
+    assert "invalid: javascript:alert(1)" in err and "invalid: http://10.0.0.1/feed" in err
+    celery = Feed.objects.get(url="http://celery.example/feed")
+    assert (celery.title, celery.link) == ("Celery blog", "http://celery.example/")
+    assert Feed.objects.filter(url="http://django.example/rss").exists()
+
+
+def test_opml_import_refuses_entity_tricks(tmp_path):
+    path = tmp_path / "laughs.opml"
+    path.write_bytes(
+        b'<?xml version="1.0"?><!DOCTYPE opml [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>'
+        b'<opml version="2.0"><body><outline xmlUrl="http://x.example/&b;"/></body></opml>'
+    )
+
+    with pytest.raises(CommandError, match="not readable OPML"):
+        run("opml_import", str(path))
+    assert not Feed.objects.exists()
+
+
+def test_opml_import_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(CommandError, match=r"cannot read .*nothing.opml: No such file"):
+        run("opml_import", str(tmp_path / "nothing.opml"))
+
+
+def test_opml_export_round_trips(tmp_path):
+    FeedFactory(url="http://a.example/feed", title="A & B <feeds>", link="http://a.example/")
+    FeedFactory(url="http://b.example/rss?x=1&y=2", title="")
+    path = tmp_path / "out.opml"
+
+    run("opml_export", "-o", str(path))
+    exported = set(Feed.objects.values_list("url", "title", "link"))
+    Feed.objects.all().delete()
+    out, _ = run("opml_import", str(path))
+
+    assert "2 added" in out
+    imported = set(Feed.objects.values_list("url", "title", "link"))
+    assert imported == {
+        ("http://a.example/feed", "A & B <feeds>", "http://a.example/"),
+        ("http://b.example/rss?x=1&y=2", "http://b.example/rss?x=1&y=2", ""),
+    }
+    assert {url for url, _, _ in imported} == {url for url, _, _ in exported}
+
+
+def test_opml_export_to_stdout():
+    FeedFactory(url="http://a.example/feed", title="A")
+
+    out, _ = run("opml_export")
+
+    assert out.startswith("<?xml") and 'xmlUrl="http://a.example/feed"' in out

@@ -1,0 +1,424 @@
+"""The importer against a real local HTTP server: formats, HTTP semantics, limits, safety."""
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+
+from djangofeeds import fetch
+from djangofeeds.importer import import_feed
+from djangofeeds.models import Feed, ImportRun, Outcome, Post
+from tests.support.feed_server import http_date, numbered_items, rss
+
+pytestmark = pytest.mark.django_db
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def fixture(name):
+    return (FIXTURES / name).read_bytes()
+
+
+def test_import_feed_rss20_stores_posts_and_feed_details(feed_server):
+    url = feed_server.serve("/news.xml", fixture("rss20.xml"))
+
+    result = import_feed(url)
+
+    feed = Feed.objects.get(url=url)
+    assert (feed.title, feed.link, feed.description) == (
+        "Celery News",
+        "http://example.com/news/",
+        "What happens in Celery land",
+    )
+    assert feed.last_status == Outcome.IMPORTED and feed.error_count == 0
+    assert result.as_dict() == {"status": "imported", "url": url, "created": 3, "updated": 0}
+    post = feed.posts.get(guid="news-5-7")
+    assert post.title == "Celery 5.7 released"
+    assert post.author == "ask@example.com (Ask)"
+    assert post.published_at.isoformat() == "2026-11-03T10:00:00+00:00"
+    run = ImportRun.objects.get()
+    assert (run.outcome, run.created, run.http_status) == (Outcome.IMPORTED, 3, 200)
+    assert run.finished_at >= run.started_at and run.bytes_received > 0
+
+
+def test_import_feed_sanitizes_html_content(feed_server):
+    url = feed_server.serve("/news.xml", fixture("rss20.xml"))
+
+    import_feed(url)
+
+    content = Post.objects.get(guid="news-5-7").content
+    assert "<b>release</b>" in content
+    for unsafe in ("<script", "alert(1)", "onerror", "javascript:"):
+        assert unsafe not in content
+
+
+def test_import_feed_resolves_relative_links_against_the_feed(feed_server):
+    url = feed_server.serve("/news.xml", fixture("rss20.xml"))
+
+    import_feed(url)
+
+    post = Post.objects.get(guid="news-relative")
+    assert post.link == feed_server.url("/news/relative")
+    assert f'href="{feed_server.url("/docs/")}"' in post.content
+
+
+def test_import_feed_rss10(feed_server):
+    url = feed_server.serve("/rdf.xml", fixture("rss10.xml"), content_type="application/rdf+xml")
+
+    import_feed(url)
+
+    feed = Feed.objects.get(url=url)
+    assert feed.title == "RDF Site"
+    assert list(feed.posts.values_list("title", "author")) == [
+        ("First RDF item", "Alice"),
+        ("Second RDF item", ""),
+    ]
+
+
+def test_import_feed_atom10_sanitizes_html_and_escapes_text(feed_server):
+    url = feed_server.serve("/atom.xml", fixture("atom10.xml"), content_type="application/atom+xml")
+
+    import_feed(url)
+
+    feed = Feed.objects.get(url=url)
+    assert (feed.title, feed.description) == ("Atom Site", "An Atom 1.0 feed")
+    one, two = feed.posts.order_by("link")
+    assert one.author == "Bob" and "<em>Atom</em>" in one.content and "iframe" not in one.content
+    assert one.guid == "urn:uuid:1225c695-cfb8-4ebb-aaaa-80da344efa6a"
+    assert "1 &lt; 2 &amp; plain text" in two.content
+    assert two.published_at == two.updated_at  # no <published>: the update date stands in
+
+
+def test_import_feed_etag_304_writes_no_post(feed_server, django_assert_num_queries):
+    url = feed_server.serve("/etag.xml", rss(numbered_items(5)), etag='"v1"')
+    import_feed(url)
+    checked = Feed.objects.get(url=url).last_checked_at
+
+    # get the feed, update its check times (fenced), record the run
+    with django_assert_num_queries(3) as captured:
+        result = import_feed(url)
+
+    assert result.outcome == Outcome.NOT_MODIFIED
+    assert feed_server.last_headers("/etag.xml")["If-None-Match"] == '"v1"'
+    assert not any("djangofeeds_post" in query["sql"] for query in captured.captured_queries)
+    feed = Feed.objects.get(url=url)
+    assert feed.last_checked_at > checked and feed.last_status == Outcome.NOT_MODIFIED
+    assert Post.objects.count() == 5
+
+
+def test_import_feed_last_modified_304(feed_server):
+    modified = http_date(3600)
+    url = feed_server.serve("/lm.xml", rss(numbered_items(2)), last_modified=modified)
+    import_feed(url)
+
+    result = import_feed(url)
+
+    assert result.outcome == Outcome.NOT_MODIFIED
+    assert feed_server.last_headers("/lm.xml")["If-Modified-Since"] == modified
+    assert Feed.objects.get(url=url).last_modified == modified
+
+
+def test_import_feed_updates_changed_posts_in_place(feed_server):
+    items = numbered_items(3)
+    url = feed_server.serve("/edit.xml", rss(items))
+    import_feed(url)
+    before = dict(Post.objects.values_list("guid", "pk"))
+
+    items[1]["title"] = "Corrected title"
+    feed_server.serve("/edit.xml", rss(items))
+    result = import_feed(url)
+
+    assert (result.run.created, result.run.updated) == (0, 1)
+    assert dict(Post.objects.values_list("guid", "pk")) == before
+    assert Post.objects.get(guid="item-1").title == "Corrected title"
+
+
+def test_import_feed_unchanged_200_rewrites_nothing(feed_server, django_assert_max_num_queries):
+    url = feed_server.serve("/same.xml", rss(numbered_items(50)))
+    import_feed(url)
+
+    with django_assert_max_num_queries(8) as captured:
+        result = import_feed(url)
+
+    assert (result.run.created, result.run.updated) == (0, 0)
+    assert not any(
+        q["sql"].startswith('INSERT INTO "djangofeeds_post"') for q in captured.captured_queries
+    )
+
+
+def test_import_feed_stores_in_bulk_not_per_entry(feed_server, django_assert_max_num_queries):
+    url = feed_server.serve("/bulk.xml", rss(numbered_items(300)))
+
+    # 3 batches of 100: savepoint, fence check, SELECT, bulk upsert, release;
+    # plus creating the feed, updating it and recording the run.
+    with django_assert_max_num_queries(30):
+        result = import_feed(url)
+
+    assert result.run.created == 300 and Post.objects.count() == 300
+
+
+def test_import_feed_keeps_the_newest_500_entries(feed_server):
+    url = feed_server.serve("/long.xml", rss(numbered_items(600)))
+
+    result = import_feed(url)
+
+    assert result.run.created == 500
+    assert Post.objects.filter(guid="item-0").exists()  # the newest
+    assert not Post.objects.filter(guid="item-599").exists()  # the oldest
+
+
+def test_import_feed_same_guid_on_every_entry_falls_back_to_links(feed_server):
+    items = numbered_items(3)
+    for item in items:
+        item["guid"] = "same-for-all"
+    url = feed_server.serve("/sameguid.xml", rss(items))
+
+    import_feed(url)
+
+    assert sorted(Post.objects.values_list("guid", flat=True)) == [
+        "http://example.com/item/0",
+        "http://example.com/item/1",
+        "http://example.com/item/2",
+    ]
+
+
+def test_import_feed_without_ids_or_links_hashes_title_and_content(feed_server):
+    url = feed_server.serve("/bare.xml", rss([{"title": "A"}, {"title": "B"}, {"title": "A"}]))
+
+    result = import_feed(url)
+
+    assert result.run.created == 2  # the repeated item is one post
+    assert all(guid.startswith("sha256:") for guid in Post.objects.values_list("guid", flat=True))
+
+
+def test_import_feed_permanent_redirect_updates_url(feed_server):
+    target = feed_server.serve("/new.xml", rss(numbered_items(1)))
+    old = feed_server.redirect("/old.xml", "/moved.xml", status=301)
+    feed_server.redirect("/moved.xml", target, status=308)
+
+    import_feed(old)
+
+    assert Feed.objects.get().url == target
+
+
+def test_import_feed_temporary_redirect_keeps_url(feed_server):
+    target = feed_server.serve("/new.xml", rss(numbered_items(1)))
+    old = feed_server.redirect("/old.xml", "/moved.xml", status=301)
+    feed_server.redirect("/moved.xml", target, status=302)
+
+    result = import_feed(old)
+
+    assert result.outcome == Outcome.IMPORTED
+    assert Feed.objects.get().url == old
+
+
+def test_import_feed_404_counts_an_error_and_backs_off(feed_server):
+    url = feed_server.url("/missing.xml")
+
+    result = import_feed(url)
+
+    feed = Feed.objects.get(url=url)
+    assert result.outcome == Outcome.FAILED and not result.transient
+    assert "404" in feed.last_error and feed.error_count == 1 and feed.is_active
+    assert feed.next_check_at > timezone.now() + timedelta(minutes=3)
+    assert ImportRun.objects.get().error == feed.last_error
+
+
+@pytest.mark.parametrize("previous_errors", [3, 30, 10_000])
+def test_import_feed_backoff_grows_and_is_capped(feed_server, previous_errors):
+    """Backoff doubles per error (±20% jitter), stops at 24 h (spread over its last 5%)."""
+    url = feed_server.url("/missing.xml")
+    Feed.objects.create(url=url, error_count=previous_errors)
+    before = timezone.now()
+
+    import_feed(url)
+
+    feed = Feed.objects.get(url=url)
+    delay = feed.next_check_at - before
+    assert feed.error_count == previous_errors + 1
+    if previous_errors == 3:  # 5 min * 2**3 = 40 min
+        assert timedelta(minutes=32) <= delay <= timedelta(minutes=48, seconds=5)
+    else:
+        assert timedelta(hours=24) * 0.95 <= delay <= timedelta(hours=24, seconds=5)
+
+
+def test_import_feed_410_deactivates(feed_server):
+    url = feed_server.serve("/gone.xml", "gone", status=410)
+
+    import_feed(url)
+
+    feed = Feed.objects.get(url=url)
+    assert not feed.is_active and "410" in feed.last_error
+
+
+def test_import_feed_500_is_transient(feed_server):
+    url = feed_server.serve("/broken.xml", "oops", status=500)
+
+    result = import_feed(url)
+
+    assert result.outcome == Outcome.FAILED and result.transient
+    assert "500" in result.run.error and result.run.http_status == 500
+
+
+def test_import_feed_429_retry_after_pushes_next_check_later(feed_server):
+    url = feed_server.serve("/busy.xml", "slow down", status=429, headers={"Retry-After": "7200"})
+
+    result = import_feed(url)
+
+    assert result.transient and result.retry_after == 7200
+    assert Feed.objects.get(url=url).next_check_at >= timezone.now() + timedelta(seconds=7190)
+
+
+def test_import_feed_ttl_and_max_age_push_next_check_later(feed_server, settings):
+    settings.DJANGOFEEDS_REFRESH_INTERVAL = 600
+    ttl = feed_server.serve("/ttl.xml", rss(numbered_items(1), ttl=90))
+    cached = feed_server.serve(
+        "/cc.xml", rss(numbered_items(1)), headers={"Cache-Control": "max-age=7200"}
+    )
+    short = feed_server.serve(
+        "/short.xml", rss(numbered_items(1)), headers={"Cache-Control": "max-age=60"}
+    )
+
+    for url in (ttl, cached, short):
+        import_feed(url)
+
+    now = timezone.now()
+    due = {feed.url: feed.next_check_at - now for feed in Feed.objects.all()}
+    assert timedelta(minutes=89) < due[ttl] <= timedelta(minutes=90)
+    assert timedelta(minutes=119) < due[cached] <= timedelta(minutes=120)
+    assert timedelta(minutes=9) < due[short] <= timedelta(minutes=10)  # never earlier
+
+
+def test_import_feed_timeout_is_a_transient_error(feed_server, settings):
+    settings.DJANGOFEEDS_FETCH_TIMEOUT = 1
+    url = feed_server.serve("/slow.xml", rss(numbered_items(1)), delay=3)
+
+    result = import_feed(url)
+
+    assert result.transient and "timed out" in result.run.error
+
+
+def test_import_feed_gzip_bomb_stops_at_the_cap(feed_server, settings):
+    settings.DJANGOFEEDS_MAX_BYTES = 1024 * 1024
+    bomb = b"<rss>" + b" " * (64 * 1024 * 1024)
+    url = feed_server.serve("/bomb.xml", bomb, gzip=True)
+
+    result = import_feed(url)
+
+    assert result.outcome == Outcome.FAILED and not result.transient
+    assert "larger than 1048576 bytes" in result.run.error
+
+
+@pytest.mark.parametrize("send_length", [True, False], ids=["content-length", "no-content-length"])
+def test_import_feed_over_size_body_is_refused(feed_server, settings, send_length):
+    settings.DJANGOFEEDS_MAX_BYTES = 10_000
+    url = feed_server.serve("/big.xml", rss(numbered_items(200)), send_length=send_length)
+
+    result = import_feed(url)
+
+    assert "larger than 10000 bytes" in result.run.error and Post.objects.count() == 0
+
+
+def test_import_feed_html_page_is_a_readable_error(feed_server):
+    page = (
+        "<!DOCTYPE html><html><head><title>Hi</title></head><body><p>Not a feed</p></body></html>"
+    )
+    url = feed_server.serve("/page.html", page, content_type="text/html")
+
+    result = import_feed(url)
+
+    assert result.outcome == Outcome.FAILED
+    assert result.run.error.startswith("the document is an HTML page")
+
+
+def test_import_feed_empty_body_is_a_readable_error(feed_server):
+    url = feed_server.serve("/empty.xml", b"")
+
+    result = import_feed(url)
+
+    assert result.run.error == "the server sent an empty body"
+
+
+def test_import_feed_bozo_feed_with_entries_is_imported_with_a_warning(feed_server):
+    broken = rss(numbered_items(2)).replace(b"</channel></rss>", b"<unclosed></channel></rss>")
+    url = feed_server.serve("/bozo.xml", broken)
+
+    result = import_feed(url)
+
+    assert result.outcome == Outcome.IMPORTED and result.run.created == 2
+    assert result.run.warning
+
+
+def test_import_feed_refuses_private_addresses(feed_server, settings):
+    settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = False
+    url = feed_server.serve("/private.xml", rss(numbered_items(1)))
+
+    result = import_feed(url)
+
+    assert "non-public address (127.0.0.1)" in result.run.error
+    assert feed_server.hits("/private.xml") == 0
+
+
+def test_import_feed_checks_every_redirect_hop(feed_server, settings, monkeypatch):
+    """The first hop passes the address check; the redirect's target does not."""
+    settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = False
+    # Stand in for a public server: only 127.0.0.1 counts as public in this test.
+    monkeypatch.setattr(fetch, "is_public", lambda address: address == "127.0.0.1")
+    url = feed_server.redirect(
+        "/hop.xml", f"http://127.0.0.2:{feed_server.port}/inside.xml", status=302
+    )
+
+    result = import_feed(url)
+
+    assert "non-public address (127.0.0.2)" in result.run.error
+    assert feed_server.hits("/hop.xml") == 1
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://example.com/feed", "file:///etc/passwd", "http://user:pw@example.com/"]
+)
+def test_import_feed_refuses_other_schemes_and_credentials(url):
+    result = import_feed(url)
+
+    assert result.outcome == Outcome.FAILED and not result.transient
+    assert "only http and https" in result.run.error or "user name or password" in result.run.error
+
+
+def test_import_feed_stale_fence_writes_nothing(feed_server):
+    url = feed_server.serve("/fenced.xml", rss(numbered_items(3)))
+    stale = Feed.objects.next_fence(url)
+    Feed.objects.next_fence(url)  # a newer holder took over
+
+    result = import_feed(url, fence=stale)
+
+    assert result.outcome == Outcome.FAILED and "newer import" in result.run.error
+    assert Post.objects.count() == 0
+    assert Feed.objects.get(url=url).last_status == ""
+
+
+def test_import_feed_current_fence_imports(feed_server):
+    url = feed_server.serve("/fenced.xml", rss(numbered_items(3)))
+    fence = Feed.objects.next_fence(url)
+
+    result = import_feed(url, fence=fence, task_id="t-1", worker="w@host")
+
+    assert result.run.created == 3
+    assert (result.run.task_id, result.run.worker) == ("t-1", "w@host")
+
+
+def test_import_feed_reports_progress(feed_server):
+    url = feed_server.serve("/progress.xml", rss(numbered_items(250)))
+    seen = []
+
+    import_feed(url, progress=lambda current, total: seen.append((current, total)))
+
+    assert seen == [(100, 250), (200, 250), (250, 250)]
+
+
+def test_manager_import_feed_returns_the_feed(feed_server):
+    url = feed_server.serve("/m.xml", rss(numbered_items(1)))
+
+    feed = Feed.objects.import_feed(url)
+
+    assert isinstance(feed, Feed) and feed.url == url and feed.posts.count() == 1

@@ -1,0 +1,92 @@
+"""import_feed through real worker processes sharing a real memcached: one fetch, crashes."""
+
+import collections
+import time
+
+import pytest
+from celery import group
+from django.core.cache import cache
+
+from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
+from djangofeeds.tasks import import_feed, lock_key, refresh_feeds
+from tests.support.feed_server import numbered_items, rss
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def feeds_worker(worker_factory, memcached, **env):
+    return worker_factory(
+        queues=["feeds"], concurrency=2, env={"MEMCACHED_LOCATION": memcached.location, **env}
+    )
+
+
+def wait_until(condition, timeout, message):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, message
+        time.sleep(0.05)
+
+
+def test_concurrent_imports_of_one_feed_fetch_it_once(feed_server, memcached_cache, worker_factory):
+    """20 tasks for one slow feed on 2 workers x 2 processes: one fetch, 19 skips."""
+    feeds_worker(worker_factory, memcached_cache)
+    feeds_worker(worker_factory, memcached_cache)
+    url = feed_server.serve("/slow.xml", rss(numbered_items(10)), delay=6)
+
+    results = group(import_feed.s(url) for _ in range(20)).apply_async().get(timeout=90)
+
+    assert feed_server.hits("/slow.xml") == 1
+    statuses = collections.Counter(result["status"] for result in results)
+    assert statuses == {"imported": 1, "skipped": 19}
+    runs = collections.Counter(ImportRun.objects.values_list("outcome", flat=True))
+    assert runs == {Outcome.IMPORTED: 1, Outcome.SKIPPED: 19}
+    assert len({run.worker for run in ImportRun.objects.all()}) == 2  # both workers took part
+    assert Post.objects.count() == 10
+
+
+def test_worker_killed_mid_import_then_next_import_succeeds(
+    feed_server, memcached_cache, worker_factory
+):
+    """SIGKILL during an import: the lock outlives the worker until it expires, then all is well."""
+    expire = 8
+    url = feed_server.serve("/crash.xml", rss(numbered_items(20)), delay=2)
+    doomed = feeds_worker(worker_factory, memcached_cache, DJANGOFEEDS_LOCK_EXPIRE=str(expire))
+    import_feed.delay(url)
+    wait_until(lambda: feed_server.hits("/crash.xml") == 1, 30, "the import never started")
+    locked_at = time.monotonic()
+    doomed.kill()
+
+    survivor = feeds_worker(worker_factory, memcached_cache, DJANGOFEEDS_LOCK_EXPIRE=str(expire))
+    assert (
+        import_feed.delay(url).get(timeout=30)["status"] == "skipped"
+    )  # the dead owner's lease holds
+    assert time.monotonic() - locked_at < expire
+
+    key = lock_key(import_feed.name, url)
+    wait_until(lambda: cache.get(key) is None, expire + 5, "the dead worker's lock never expired")
+    result = import_feed.delay(url).get(timeout=30)
+
+    assert result == {"status": "imported", "url": url, "created": 20, "updated": 0}
+    assert feed_server.hits("/crash.xml") == 2
+    assert Post.objects.count() == 20
+    assert survivor.hostname in ImportRun.objects.filter(outcome=Outcome.IMPORTED).get().worker
+
+
+def test_refresh_feeds_chord_writes_a_summary(feed_server, memcached_cache, worker_factory):
+    feeds_worker(worker_factory, memcached_cache)
+    good = feed_server.serve("/good.xml", rss(numbered_items(3)))
+    Feed.objects.create(url=good)
+    Feed.objects.create(url=feed_server.url("/gone.xml"))  # 404
+
+    queued = refresh_feeds.apply().get()
+
+    assert queued["queued"] == 2
+    summary = RefreshRun.objects.get(pk=queued["refresh_run"])
+    wait_until(
+        lambda: RefreshRun.objects.get(pk=summary.pk).finished_at,
+        60,
+        "the chord callback never ran",
+    )
+    summary.refresh_from_db()
+    assert (summary.imported, summary.failed, summary.skipped, summary.not_modified) == (1, 1, 0, 0)
+    assert Feed.objects.get(url=good).posts.count() == 3

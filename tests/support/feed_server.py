@@ -1,0 +1,159 @@
+"""A real HTTP server on loopback that serves feeds the way publishers do (and misbehave).
+
+Routes are set by the test: a body with its status and headers, validators for
+conditional GET (answered with 304), redirects, a delay before answering.
+Every request is recorded, so a test can count fetches, also those made by
+worker subprocesses.
+"""
+
+import contextlib
+import gzip
+import threading
+import time
+from dataclasses import dataclass, field
+from email.utils import formatdate
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class Route:
+    body: bytes = b""
+    status: int = 200
+    headers: dict = field(default_factory=dict)
+    etag: str = ""
+    last_modified: str = ""
+    delay: float = 0.0
+    gzip: bool = False
+    send_length: bool = True
+
+
+class FeedServer:
+    """``serve()`` a path, read ``url(path)``, count ``hits(path)``."""
+
+    def __init__(self):
+        self.routes = {}
+        self.requests = []  # (path, headers) in arrival order
+        self._lock = threading.Lock()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+
+    def start(self):
+        self.thread.start()
+        return self
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def serve(self, path, body=b"", *, status=200, content_type="application/rss+xml", **options):
+        headers = {"Content-Type": content_type, **options.pop("headers", {})}
+        body = body.encode() if isinstance(body, str) else body
+        self.routes[path] = Route(body=body, status=status, headers=headers, **options)
+        return self.url(path)
+
+    def redirect(self, path, to, status=301):
+        self.routes[path] = Route(status=status, headers={"Location": to})
+        return self.url(path)
+
+    def hits(self, path):
+        with self._lock:
+            return sum(1 for seen, _ in self.requests if seen == path)
+
+    def last_headers(self, path):
+        with self._lock:
+            return next(headers for seen, headers in reversed(self.requests) if seen == path)
+
+    def _handler(self):
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                with server._lock:
+                    server.requests.append((self.path, dict(self.headers)))
+                route = server.routes.get(self.path)
+                if route is None:
+                    return self.answer(404, b"not found", {"Content-Type": "text/plain"})
+                if route.delay:
+                    time.sleep(route.delay)
+                validators = {}
+                if route.etag:
+                    validators["ETag"] = route.etag
+                if route.last_modified:
+                    validators["Last-Modified"] = route.last_modified
+                if (route.etag and self.headers.get("If-None-Match") == route.etag) or (
+                    route.last_modified
+                    and self.headers.get("If-Modified-Since") == route.last_modified
+                ):
+                    return self.answer(304, b"", validators)
+                body, headers = route.body, {**route.headers, **validators}
+                if route.gzip:
+                    body = gzip.compress(body)
+                    headers["Content-Encoding"] = "gzip"
+                self.answer(route.status, body, headers, send_length=route.send_length)
+
+            def answer(self, status, body, headers, send_length=True):
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                if send_length:
+                    self.send_header("Content-Length", str(len(body)))
+                else:
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
+                self.end_headers()
+                # The client may stop reading (size caps do that).
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(body)
+
+            def log_message(self, format, *args):
+                pass
+
+        return Handler
+
+
+def http_date(seconds_ago=0):
+    return formatdate(time.time() - seconds_ago, usegmt=True)
+
+
+def rss(items, *, title="Test feed", ttl=None):
+    """An RSS 2.0 document; each item is a dict of guid/title/link/description/pubDate."""
+    parts = [
+        '<?xml version="1.0" encoding="utf-8"?>',
+        '<rss version="2.0"><channel>',
+        f"<title>{title}</title><link>http://example.com/</link>",
+        f"<description>About {title}</description>",
+    ]
+    if ttl:
+        parts.append(f"<ttl>{ttl}</ttl>")
+    for item in items:
+        parts.append("<item>")
+        for name in ("title", "link", "description", "pubDate", "author"):
+            if name in item:
+                parts.append(f"<{name}>{item[name]}</{name}>")
+        if "guid" in item:
+            parts.append(f'<guid isPermaLink="false">{item["guid"]}</guid>')
+        parts.append("</item>")
+    parts.append("</channel></rss>")
+    return "\n".join(parts).encode()
+
+
+def numbered_items(count, *, prefix="item", start=0):
+    """``count`` distinct RSS items, newest first, with dates one minute apart."""
+    now = time.time()
+    return [
+        {
+            "guid": f"{prefix}-{n}",
+            "title": f"{prefix.title()} {n}",
+            "link": f"http://example.com/{prefix}/{n}",
+            "description": f"&lt;p&gt;Body of {prefix} {n}&lt;/p&gt;",
+            "pubDate": formatdate(now - 60 * (n - start) - 3600, usegmt=True),
+        }
+        for n in range(start, start + count)
+    ]
