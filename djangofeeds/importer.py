@@ -66,20 +66,22 @@ class ImportResult:
         return result
 
 
-def import_feed(url, *, fence=None, task_id="", worker="", progress=None):
+def import_feed(url, *, fence=None, task_id="", worker="", progress=None, retry=False):
     """Import the feed at ``url`` (creating its ``Feed`` row); return an ``ImportResult``.
 
     ``fence`` is the number the caller got with the feed's lock: every write is
     conditional on it still being the newest. Feed problems (HTTP errors, bad
     documents) are recorded and returned, not raised. ``progress(current,
-    total)`` is called as posts are stored.
+    total)`` is called as posts are stored. ``retry`` marks a task's retry of
+    an attempt that already counted its error: it fails without counting again,
+    so one outage does not multiply the feed's backoff.
     """
     feed, _ = Feed.objects.get_or_create(url=url)
     run = ImportRun(
         feed=feed, task_id=task_id or "", worker=worker or "", started_at=timezone.now()
     )
     try:
-        return Importer(feed, run, fence, progress).execute()
+        return Importer(feed, run, fence, progress, retry).execute()
     except StaleFence:
         run.error = "a newer import of this feed took over (the lock's lease had run out)"
         logger.warning("import of %s refused: %s", url, run.error)
@@ -87,8 +89,8 @@ def import_feed(url, *, fence=None, task_id="", worker="", progress=None):
 
 
 class Importer:
-    def __init__(self, feed, run, fence, progress):
-        self.feed, self.run, self.fence = feed, run, fence
+    def __init__(self, feed, run, fence, progress, retry=False):
+        self.feed, self.run, self.fence, self.retry = feed, run, fence, retry
         self.progress = progress or (lambda current, total: None)
         self.now = run.started_at
 
@@ -209,7 +211,8 @@ class Importer:
     def failed(self, error, *, transient=False, retry_after=None, gone=False, status=None):
         """Record a failed attempt on the feed (backing off) and in the run."""
         feed, run = self.feed, self.run
-        errors = feed.error_count + 1
+        counted = 0 if self.retry and feed.error_count else 1
+        errors = feed.error_count + counted
         run.error = str(error)
         run.http_status = status
         changes = {
@@ -217,7 +220,7 @@ class Importer:
             "last_status": Outcome.FAILED,
             "last_http_status": status,
             "last_error": run.error,
-            "error_count": F("error_count") + 1,
+            "error_count": F("error_count") + counted,
             "next_check_at": self.next_check(retry_after=retry_after, errors=errors),
         }
         if gone:
@@ -232,18 +235,23 @@ class Importer:
     def next_check(self, *, errors=0, max_age=None, ttl_minutes=None, retry_after=None):
         """Next check: the interval or a backoff, pushed later (never earlier) by the server."""
         if errors:
-            # The exponent is bounded: a feed failing for months must not overflow timedelta.
-            backoff = BACKOFF_BASE * 2 ** min(errors - 1, 20)
-            delay = min(
-                backoff * random.uniform(1 - BACKOFF_JITTER, 1 + BACKOFF_JITTER),
-                BACKOFF_CAP * random.uniform(1 - CAPPED_JITTER, 1),
-            )
+            delay = backoff(errors)
         else:
             delay = timedelta(seconds=settings.DJANGOFEEDS_REFRESH_INTERVAL)
         for seconds in (max_age, retry_after, ttl_minutes and ttl_minutes * 60):
             if seconds:
                 delay = max(delay, timedelta(seconds=seconds))
         return self.now + min(delay, BACKOFF_CAP)
+
+
+def backoff(errors):
+    """How long a feed with ``errors`` consecutive failures waits: doubling, jittered, capped."""
+    # The exponent is bounded: a feed failing for months must not overflow timedelta.
+    delay = BACKOFF_BASE * 2 ** min(errors - 1, 20)
+    return min(
+        delay * random.uniform(1 - BACKOFF_JITTER, 1 + BACKOFF_JITTER),
+        BACKOFF_CAP * random.uniform(1 - CAPPED_JITTER, 1),
+    )
 
 
 def validators(fetched, feed):
@@ -261,12 +269,14 @@ def finish(feed, run, outcome):
     return ImportResult(feed=feed, run=run)
 
 
-def record_skipped(url, *, task_id="", worker=""):
-    """Record that an import was skipped because another worker holds the feed's lock."""
+def record_attempt(url, outcome, *, error="", task_id="", worker=""):
+    """Record an attempt that never reached the feed (lock held, lock cache down)."""
     feed, _ = Feed.objects.get_or_create(url=url)
     now = timezone.now()
-    run = ImportRun(feed=feed, task_id=task_id or "", worker=worker or "", started_at=now)
-    return finish(feed, run, Outcome.SKIPPED)
+    run = ImportRun(
+        feed=feed, task_id=task_id or "", worker=worker or "", started_at=now, error=error
+    )
+    return finish(feed, run, outcome)
 
 
 def record_crash(url, error, *, task_id="", worker=""):
@@ -275,11 +285,14 @@ def record_crash(url, error, *, task_id="", worker=""):
     if feed is None:
         return None
     now = timezone.now()
+    # Backing off matters most here: a feed that always times out would
+    # otherwise take a worker for the whole time limit at every refresh.
     Feed.objects.filter(pk=feed.pk).update(
         last_checked_at=now,
         last_status=Outcome.FAILED,
         last_error=error,
         error_count=F("error_count") + 1,
+        next_check_at=now + backoff(feed.error_count + 1),
     )
     run = ImportRun(
         feed=feed, task_id=task_id or "", worker=worker or "", started_at=now, error=error

@@ -2,6 +2,7 @@
 
 import calendar
 import hashlib
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -136,13 +137,18 @@ def choose_guids(entries):
     """guid = entry id, else link, else a hash of title and content.
 
     Some feeds put one id on every entry (a template bug); then the ids say
-    nothing and the links are used instead.
+    nothing and the links are used instead. A link shared by several entries
+    (often the site's home page) says nothing either: those get the hash.
     """
     ids = {entry.guid for entry in entries}
     ids_useless = len(entries) > 1 and len(ids) == 1
+    links = Counter(entry.link for entry in entries)
     for entry in entries:
         if ids_useless or not entry.guid:
-            entry.guid = entry.link or "sha256:" + sha256(entry.title + "\x1f" + entry.content)
+            if entry.link and links[entry.link] == 1:
+                entry.guid = entry.link
+            else:
+                entry.guid = "sha256:" + sha256(entry.title + "\x1f" + entry.content)
     return entries
 
 

@@ -10,9 +10,9 @@ from django.core.cache import caches
 from django.utils import timezone
 
 from djangofeeds.importer import import_feed as run_importer
-from djangofeeds.importer import record_crash, record_skipped
-from djangofeeds.locks import CacheLock, LockUnavailable
-from djangofeeds.models import Feed, Outcome, RefreshRun
+from djangofeeds.importer import record_attempt, record_crash
+from djangofeeds.locks import CacheLock, LockUnavailable, backend_for
+from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
 
 logger = get_task_logger(__name__)
 
@@ -40,10 +40,13 @@ def queued_key(url):
 
 
 def mark_queued(url):
-    """Set the short-lived "queued" marker; False if the feed is already waiting in a queue."""
-    return caches[settings.DJANGOFEEDS_LOCK_CACHE].add(
-        queued_key(url), timezone.now().isoformat(), LOCK_EXPIRE
-    )
+    """Set the short-lived "queued" marker; False if the feed is already waiting in a queue.
+
+    Raises ``LockUnavailable`` when the lock cache is down (a plain ``cache.add``
+    would answer False, "already queued", for a dead memcached server).
+    """
+    backend = backend_for(settings.DJANGOFEEDS_LOCK_CACHE)
+    return backend.add(queued_key(url), timezone.now().isoformat(), LOCK_EXPIRE) is not None
 
 
 def clear_queued(url):
@@ -72,7 +75,7 @@ def enqueue_imports(urls):
     return queued, waiting
 
 
-def run_import(url, *, task_name, task_id="", worker="", progress=None):
+def run_import(url, *, task_name, task_id="", worker="", progress=None, retry=False):
     """Import ``url`` under its lock; the path of the task and of ``import_feeds --sync``.
 
     Returns the importer's ``ImportResult`` (outcome ``skipped`` when another
@@ -84,11 +87,13 @@ def run_import(url, *, task_name, task_id="", worker="", progress=None):
     )
     if not lock.acquire():
         logger.info("Feed %s is already being imported by another worker", url)
-        return record_skipped(url, task_id=task_id, worker=worker)
+        return record_attempt(url, Outcome.SKIPPED, task_id=task_id, worker=worker)
     try:
         with lock.keep_alive():
             fence = Feed.objects.next_fence(url)
-            return run_importer(url, fence=fence, task_id=task_id, worker=worker, progress=progress)
+            return run_importer(
+                url, fence=fence, task_id=task_id, worker=worker, progress=progress, retry=retry
+            )
     finally:
         lock.release()
 
@@ -136,10 +141,18 @@ def import_feed(self, feed_url):
             task_id=self.request.id,
             worker=self.request.hostname,
             progress=report,
+            retry=self.request.retries > 0,
         )
     except LockUnavailable as exc:
         logger.error("Cannot import %s: the lock cache is unreachable (%s); %s", feed_url, exc,
                      "giving up" if last_attempt else "will retry")  # fmt: skip
+        record_attempt(
+            feed_url,
+            Outcome.FAILED,
+            error=f"not imported: the lock cache is unreachable ({exc})",
+            task_id=self.request.id,
+            worker=self.request.hostname,
+        )
         if last_attempt:
             return {
                 "status": Outcome.FAILED,
@@ -176,13 +189,24 @@ def import_feed(self, feed_url):
 @shared_task
 def refresh_feeds():
     """Queue every due feed as one chord; its callback writes a ``RefreshRun`` summary."""
-    due = Feed.objects.due().order_by("next_check_at").values_list("url", flat=True)
-    urls = [url for url in due if mark_queued(url)]
-    if not urls:
-        return {"queued": 0}
-    summary = RefreshRun.objects.create(feeds=len(urls))
+    due = Feed.objects.due().order_by("next_check_at").values_list("pk", "url")
     try:
-        chord(group(import_feed.s(url) for url in urls), summarize_refresh.s(summary.pk)).delay()
+        feeds = [(pk, url) for pk, url in due if mark_queued(url)]
+    except LockUnavailable as exc:
+        # Without the lock cache no import could run: leave the feeds due.
+        logger.error("Not refreshing feeds: the lock cache is unreachable (%s)", exc)
+        return {"queued": 0, "error": str(exc)}
+    if not feeds:
+        return {"queued": 0}
+    urls = [url for _, url in feeds]
+    summary = RefreshRun.objects.create(feeds=len(urls))
+    # A task that crashes stops the chord before its callback: the errback
+    # then writes the summary from the import runs.
+    callback = summarize_refresh.s(summary.pk).on_error(
+        summarize_failed_refresh.s(summary.pk, [pk for pk, _ in feeds])
+    )
+    try:
+        chord(group(import_feed.s(url) for url in urls), callback).delay()
     except Exception:
         for url in urls:
             clear_queued(url)
@@ -198,5 +222,21 @@ def summarize_refresh(results, refresh_run_id):
     for result in results:
         status = (result or {}).get("status", Outcome.FAILED)
         counts[status if status in counts else Outcome.FAILED] += 1
+    RefreshRun.objects.filter(pk=refresh_run_id).update(finished_at=timezone.now(), **counts)
+    return counts
+
+
+@shared_task
+def summarize_failed_refresh(request, exc, traceback, refresh_run_id, feed_ids):
+    """Chord errback: count the round from each feed's latest import run since it started."""
+    summary = RefreshRun.objects.get(pk=refresh_run_id)
+    latest = {}
+    runs = ImportRun.objects.filter(feed_id__in=feed_ids, started_at__gte=summary.started_at)
+    for feed_id, outcome in runs.order_by("started_at", "pk").values_list("feed_id", "outcome"):
+        latest[feed_id] = outcome
+    counts = dict.fromkeys(Outcome.values, 0)
+    for feed_id in feed_ids:
+        counts[latest.get(feed_id, Outcome.FAILED)] += 1
+    logger.warning("Refresh %s ended with a crashed import: %r", refresh_run_id, exc)
     RefreshRun.objects.filter(pk=refresh_run_id).update(finished_at=timezone.now(), **counts)
     return counts

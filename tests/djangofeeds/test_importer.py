@@ -1,5 +1,6 @@
 """The importer against a real local HTTP server: formats, HTTP semantics, limits, safety."""
 
+import random
 from datetime import timedelta
 from pathlib import Path
 
@@ -159,7 +160,10 @@ def test_import_feed_stores_in_bulk_not_per_entry(feed_server, django_assert_max
 
 
 def test_import_feed_keeps_the_newest_500_entries(feed_server):
-    url = feed_server.serve("/long.xml", rss(numbered_items(600)))
+    """By date, not by position: the feed lists its items in no particular order."""
+    items = numbered_items(600)
+    random.Random(7).shuffle(items)
+    url = feed_server.serve("/long.xml", rss(items))
 
     result = import_feed(url)
 
@@ -181,6 +185,19 @@ def test_import_feed_same_guid_on_every_entry_falls_back_to_links(feed_server):
         "http://example.com/item/1",
         "http://example.com/item/2",
     ]
+
+
+def test_import_feed_same_guid_and_same_link_on_every_entry_keeps_every_post(feed_server):
+    """When ids and links are both useless, title and content tell the entries apart."""
+    items = numbered_items(3)
+    for item in items:
+        item["guid"], item["link"] = "same-for-all", "http://example.com/"
+    url = feed_server.serve("/samelink.xml", rss(items))
+
+    result = import_feed(url)
+
+    assert result.run.created == 3
+    assert all(guid.startswith("sha256:") for guid in Post.objects.values_list("guid", flat=True))
 
 
 def test_import_feed_without_ids_or_links_hashes_title_and_content(feed_server):

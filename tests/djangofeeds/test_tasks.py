@@ -81,6 +81,11 @@ def test_import_feed_task_memcached_down_retries_and_imports_nothing(
     assert len(retries) == tasks.MAX_RETRIES + 1
     assert "will retry" in retries[0].getMessage() and "giving up" in retries[-1].getMessage()
     assert feed_server.hits("/t.xml") == 0 and Post.objects.count() == 0
+    runs = ImportRun.objects.all()
+    assert len(runs) == tasks.MAX_RETRIES + 1  # every attempt is on record
+    assert {(run.outcome, "lock cache is unreachable" in run.error) for run in runs} == {
+        (Outcome.FAILED, True)
+    }
 
 
 def test_import_feed_task_retries_transient_errors(feed_server):
@@ -90,6 +95,10 @@ def test_import_feed_task_retries_transient_errors(feed_server):
 
     assert result["status"] == "failed" and "503" in result["error"]
     assert feed_server.hits("/down.xml") == tasks.MAX_RETRIES + 1
+    # One outage is one error: the retries do not multiply the feed's backoff.
+    feed = Feed.objects.get(url=url)
+    assert feed.error_count == 1
+    assert feed.next_check_at < timezone.now() + timezone.timedelta(minutes=7)
 
 
 def test_import_feed_task_leaves_a_long_retry_after_to_the_schedule(feed_server):
@@ -140,6 +149,8 @@ def test_import_feed_task_records_unexpected_errors_on_the_feed(feed_server, mon
     feed = Feed.objects.get(url=url)
     assert feed.last_error == "RuntimeError: disk on fire" and feed.error_count == 1
     assert ImportRun.objects.get().outcome == Outcome.FAILED
+    # Backed off like any failure: a feed that always crashes is not retaken every minute.
+    assert feed.next_check_at > timezone.now() + timezone.timedelta(minutes=3)
 
 
 def test_refresh_feeds_queues_due_active_feeds_once(purge_queues):
@@ -159,6 +170,39 @@ def test_refresh_feeds_queues_due_active_feeds_once(purge_queues):
     summary = RefreshRun.objects.get()
     assert summary.feeds == 2 and summary.finished_at is None
     assert not ImportRun.objects.exists()
+
+
+def test_refresh_feeds_summarizes_a_round_whose_import_crashed(monkeypatch):
+    """A crashed import stops the chord; its errback still writes the summary from the runs."""
+    ok = Feed.objects.create(url="http://ok.example/feed")
+    crashed = Feed.objects.create(url="http://crash.example/feed")
+    sent = []
+
+    class Sent:  # stands in for the chord: refresh_feeds only calls .delay() on it
+        def __init__(self, header, body):
+            sent.append(body)
+
+        def delay(self):
+            pass
+
+    monkeypatch.setattr(tasks, "chord", Sent)
+    refresh_feeds.apply().get()
+    summary = RefreshRun.objects.get()
+    ImportRun.objects.create(feed=ok, started_at=timezone.now(), outcome=Outcome.IMPORTED)
+
+    # What the result backend does when a header task fails: fail the callback
+    # and call its errbacks (Celery's own code path).
+    callback = sent[0]
+    callback.freeze()
+    try:
+        raise RuntimeError("worker lost")
+    except RuntimeError as exc:  # the backend reads the current traceback
+        celery_app.backend.chord_error_from_stack(callback, exc)
+
+    summary.refresh_from_db()
+    assert summary.finished_at is not None
+    assert (summary.imported, summary.failed) == (1, 1)
+    assert crashed.pk in callback.options["link_error"][0]["args"][1]
 
 
 def test_summarize_refresh_counts_outcomes():
