@@ -34,6 +34,31 @@ def forget_inherited_client(**kwargs):
     spam.reset_client()
 
 
+# No answer: the key or blog URL was refused (recorded, not retried).
+REFUSED = object()
+
+
+def ask_spam_service(task, comment_id, call, kind, label):
+    """Run ``call()`` against the spam service and return its answer.
+
+    A refused key or blog URL is recorded as a ``kind`` event and answers
+    ``REFUSED``, without a retry: only an operator can fix it (spam.py logged it
+    and flagged it for /healthz; the sweeper sends pending comments again
+    later). Transient errors are retried (``retry_or_give_up``).
+    """
+    try:
+        return call()
+    except akismet.ConfigurationError as exc:
+        CommentEvent.objects.create(
+            comment_id=comment_id,
+            kind=kind,
+            detail=f"{label}Akismet refused the key or blog URL ({type(exc).__name__})",
+        )
+        return REFUSED
+    except TRANSIENT as exc:
+        retry_or_give_up(task, comment_id, exc, kind)
+
+
 def retry_or_give_up(task, comment_id, exc, kind):
     """Retry with exponential backoff and full jitter; after the last try, record and raise."""
     retries = task.request.retries
@@ -44,11 +69,11 @@ def retry_or_give_up(task, comment_id, exc, kind):
             settings.BLOG_SPAM_RETRY_BACKOFF_MAX,
             full_jitter=True,
         )
-        logger.warning("comment %s: %s (%s); retry in %ss", comment_id, kind, exc, countdown)
+        logger.warning("comment %s: %s (%s); retry in %ss", comment_id, kind.label, exc, countdown)
         raise task.retry(exc=exc, countdown=countdown, max_retries=settings.BLOG_SPAM_MAX_RETRIES)
     CommentEvent.objects.create(
         comment_id=comment_id,
-        kind=Kind.CHECK_FAILED if kind == "check" else Kind.FEEDBACK_FAILED,
+        kind=kind,
         detail=f"{type(exc).__name__}: {exc} (after {retries} retries)",
     )
     raise exc
@@ -67,19 +92,11 @@ def spam_filter(self, comment_id, remote_addr=None):
         return comment.status == Status.SPAM
     payload = spam.build_payload(comment, remote_addr)
     backend = spam.backend_name()
-    try:
-        verdict = spam.check(payload, comment_id=comment.pk)
-    except akismet.ConfigurationError as exc:
-        # No retry: only an operator can fix the key. spam.py logged it and
-        # flagged it for /healthz; the sweeper sends the comment again later.
-        CommentEvent.objects.create(
-            comment_id=comment.pk,
-            kind=Kind.CHECK_FAILED,
-            detail=f"Akismet refused the key or blog URL ({type(exc).__name__})",
-        )
+    verdict = ask_spam_service(
+        self, comment.pk, lambda: spam.check(payload, comment_id=comment.pk), Kind.CHECK_FAILED, ""
+    )
+    if verdict is REFUSED:
         return None
-    except TRANSIENT as exc:
-        retry_or_give_up(self, comment.pk, exc, "check")
     status, label = VERDICTS[verdict]
     now = timezone.now()
     updated = (
@@ -111,17 +128,11 @@ def _send_feedback(task, comment_id, submit, name):
         return False
     # The data the check was made with; a comment never checked gets it built now.
     payload = comment.akismet_payload or spam.build_payload(comment)
-    try:
-        sent = submit(payload)
-    except akismet.ConfigurationError as exc:
-        CommentEvent.objects.create(
-            comment_id=comment.pk,
-            kind=Kind.FEEDBACK_FAILED,
-            detail=f"{name}: Akismet refused the key or blog URL ({type(exc).__name__})",
-        )
+    sent = ask_spam_service(
+        task, comment.pk, lambda: submit(payload), Kind.FEEDBACK_FAILED, f"{name}: "
+    )
+    if sent is REFUSED:
         return False
-    except TRANSIENT as exc:
-        retry_or_give_up(task, comment.pk, exc, "feedback")
     if sent:
         CommentEvent.objects.create(comment_id=comment.pk, kind=Kind.FEEDBACK_SENT, detail=name)
     return sent

@@ -82,7 +82,7 @@ def test_server_errors_are_retried_until_published(client, spam_worker, akismet)
     comment = settled(post(client, EntryFactory()))
     assert comment.status == "published"
     assert kinds(comment) == ["checked"]
-    assert f"comment {comment.pk}: check (Akismet responded with error status: 503)" in (
+    assert f"comment {comment.pk}: check failed (Akismet responded with error status: 503)" in (
         spam_worker.output
     )
 
