@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -149,10 +149,10 @@ class Importer:
             **validators(fetched, feed),
         }
         new_url = fetched.permanent_url
-        if new_url and new_url != feed.url and not Feed.objects.filter(url=new_url).exists():
-            logger.info("feed %s moved permanently to %s", feed.url, new_url)
-            changes["url"] = new_url
-        self.claim(**changes)
+        if new_url and new_url != feed.url:
+            self.move(new_url, changes)
+        else:
+            self.claim(**changes)
         run.store_ms = elapsed_ms(started)
         return finish(feed, run, Outcome.IMPORTED)
 
@@ -165,6 +165,18 @@ class Importer:
             raise StaleFence
         for name, value in changes.items():
             setattr(self.feed, name, value)
+
+    def move(self, new_url, changes):
+        """Claim the feed's changes under its new URL, unless another feed has that URL."""
+        old_url = self.feed.url
+        try:
+            with transaction.atomic():
+                self.claim(url=new_url, **changes)
+        except IntegrityError:  # two feeds cannot share a URL: keep ours
+            logger.warning("feed %s moved permanently to %s, already a feed", old_url, new_url)
+            self.claim(**changes)
+        else:
+            logger.info("feed %s moved permanently to %s", old_url, new_url)
 
     def store_posts(self, entries):
         """Upsert in batches (a SELECT and one bulk upsert each); return (created, updated)."""

@@ -219,6 +219,18 @@ def test_import_feed_permanent_redirect_updates_url(feed_server):
     assert Feed.objects.get().url == target
 
 
+def test_import_feed_permanent_redirect_to_a_known_feed_keeps_both(feed_server):
+    """Two feeds cannot share a URL: the moved one keeps its own and still imports."""
+    target = feed_server.serve("/new.xml", rss(numbered_items(2)))
+    old = feed_server.redirect("/old.xml", target, status=301)
+    Feed.objects.create(url=target)
+
+    result = import_feed(old)
+
+    assert result.outcome == Outcome.IMPORTED and result.run.created == 2
+    assert sorted(Feed.objects.values_list("url", flat=True)) == sorted([old, target])
+
+
 def test_import_feed_temporary_redirect_keeps_url(feed_server):
     target = feed_server.serve("/new.xml", rss(numbered_items(1)))
     old = feed_server.redirect("/old.xml", "/moved.xml", status=301)
