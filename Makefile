@@ -3,7 +3,10 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: help run test lint format bench clean
+.PHONY: help run test lint format bench screenshots clean
+
+# The browser tests drive Debian's chromium; Playwright must never fetch a browser of its own.
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 help:
 	@echo "make run     migrate, load demo data, start web + worker + beat (Ctrl-C stops all)"
@@ -11,6 +14,7 @@ help:
 	@echo "make lint    ruff check and ruff format --check"
 	@echo "make format  ruff format and ruff check --fix"
 	@echo "make bench   run the benchmarks in bench/"
+	@echo "make screenshots  refresh docs/screenshots/ (the pages, in chromium)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,9 +34,9 @@ run: $(VENV)/.installed
 	$(BIN)/python -m project.devstack
 
 test: $(VENV)/.installed-dev
-	@for program in memcached redis-server; do \
+	@for program in memcached redis-server chromium; do \
 	  command -v $$program >/dev/null || { \
-	    echo "make test runs a real $$program: install it first (apt-get install memcached redis-server)"; \
+	    echo "make test runs a real $$program: install it first (apt-get install memcached redis-server chromium)"; \
 	    exit 1; }; \
 	done
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -47,6 +51,10 @@ format: $(VENV)/.installed-dev
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python bench/run.py
+
+# The README's screenshots: the pages with sample content, shot in chromium (tests/browser/).
+screenshots: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest tests/browser/screenshots.py -q
 
 clean:
 	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache

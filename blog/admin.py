@@ -1,8 +1,13 @@
 """Admin for entries and comments: moderation actions with feedback to Akismet, and history."""
 
+from datetime import timedelta
+
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db import models
+from django.db.models import Count, Exists, OuterRef, Q
 from django.template.defaultfilters import truncatechars
+from django.utils import timezone
 from django.utils.translation import ngettext
 
 from blog import moderation
@@ -20,6 +25,7 @@ class EntryAdmin(admin.ModelAdmin):
 
 class CommentEventInline(admin.TabularInline):
     model = CommentEvent
+    verbose_name_plural = "history (checks and moderator decisions)"
     fields = ["created_at", "kind", "actor", "detail"]
     readonly_fields = fields
     extra = 0
@@ -30,6 +36,42 @@ class CommentEventInline(admin.TabularInline):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+class NeedsAttentionFilter(admin.SimpleListFilter):
+    """Comments a moderator should look at, with how many each choice has."""
+
+    title = "needs attention"
+    parameter_name = "attention"
+
+    def problems(self):
+        # Longer than the sweeper waits before sending a comment again: the
+        # check is not just slow, something is in the way (broker, worker, Akismet).
+        cutoff = timezone.now() - timedelta(minutes=settings.BLOG_SPAM_RECHECK_AFTER_MINUTES)
+        failed = CommentEvent.objects.filter(
+            comment=OuterRef("pk"), kind=CommentEvent.Kind.CHECK_FAILED
+        )
+        return {
+            "pending_long": Q(pub_date__lt=cutoff),
+            "check_failed": Q(Exists(failed)),
+        }
+
+    def lookups(self, request, model_admin):
+        problems = self.problems()
+        counts = Comment.objects.pending().aggregate(
+            **{name: Count("pk", filter=q) for name, q in problems.items()}
+        )
+        minutes = settings.BLOG_SPAM_RECHECK_AFTER_MINUTES
+        return [
+            ("pending_long", f"pending over {minutes} min ({counts['pending_long']})"),
+            ("check_failed", f"pending, check failed ({counts['check_failed']})"),
+        ]
+
+    def queryset(self, request, queryset):
+        problems = self.problems()
+        if self.value() in problems:
+            return queryset.pending().filter(problems[self.value()])
+        return queryset
 
 
 def report(modeladmin, request, changed, selected, done, skipped_because):
@@ -57,7 +99,7 @@ class CommentAdmin(admin.ModelAdmin):
         "pub_date",
         "spam_checked_at",
     ]
-    list_filter = ["status", "is_blatant", "entry"]
+    list_filter = [NeedsAttentionFilter, "status", "is_blatant", "entry"]
     search_fields = ["name", "email_address", "homepage", "comment", "user_ip"]
     list_select_related = ["entry"]
     date_hierarchy = "pub_date"

@@ -25,12 +25,20 @@ class CommentForm(forms.ModelForm):
         required=False,
         max_length=200,
         assume_scheme="https",
+        label="Home page",
+        widget=forms.URLInput(attrs={"autocomplete": "url"}),
         error_messages={"invalid": "Please give a full URL, e.g. https://example.com/."},
     )
 
     class Meta:
         model = Comment
         fields = ["name", "email_address", "homepage", "comment"]
+        # Browsers fill these in for the visitor (autocomplete tokens of the HTML spec).
+        widgets = {
+            "name": forms.TextInput(attrs={"autocomplete": "name"}),
+            "email_address": forms.EmailInput(attrs={"autocomplete": "email"}),
+        }
+        help_texts = {"email_address": "Never shown on the page."}
         error_messages = {
             "name": {
                 "required": "Please give your name.",

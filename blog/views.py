@@ -7,6 +7,7 @@ from functools import partial
 from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
+from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
@@ -22,9 +23,13 @@ class HttpResponseSeeOther(HttpResponseRedirect):
     status_code = 303
 
 
+ENTRIES_PER_PAGE = 10
+
+
 def entry_list(request):
-    entries = Entry.objects.published()
-    return render(request, "blog/entry_list.html", {"entries": entries})
+    entries = Paginator(Entry.objects.published(), ENTRIES_PER_PAGE)
+    page = entries.get_page(request.GET.get("page"))
+    return render(request, "blog/entry_list.html", {"entries": page, "page": page})
 
 
 def render_entry(request, entry, form=None, status=200):

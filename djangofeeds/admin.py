@@ -1,9 +1,12 @@
 """Admin for feeds: status at a glance, imports on demand, runs and posts read-only."""
 
+from datetime import timedelta
+
 from django.contrib import admin, messages
 from django.db import models
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.template.defaultfilters import truncatechars
+from django.utils import timezone
 from django.utils.translation import ngettext
 
 from djangofeeds.models import Feed, ImportRun, Post, RefreshRun
@@ -11,6 +14,10 @@ from djangofeeds.tasks import enqueue_imports
 
 # A URL typed without a scheme is taken as https (Django 6's default).
 URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}
+# Import runs shown on a feed's change page; the rest are one click away.
+RECENT_RUNS = 10
+# A due feed not checked this long after its time: beat or the workers are not running.
+OVERDUE_AFTER = timedelta(hours=1)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -40,13 +47,49 @@ class HasErrorsFilter(admin.SimpleListFilter):
         return queryset
 
 
+class NeedsAttentionFilter(admin.SimpleListFilter):
+    """What an operator should look at first, with how many feeds each choice has."""
+
+    title = "needs attention"
+    parameter_name = "attention"
+
+    def problems(self):
+        late = timezone.now() - OVERDUE_AFTER
+        return {
+            "failing": Q(error_count__gt=0),
+            "overdue": Q(error_count=0)
+            & (
+                Q(next_check_at__lt=late)
+                | Q(next_check_at__isnull=True, last_checked_at__isnull=True, created_at__lt=late)
+            ),
+        }
+
+    def lookups(self, request, model_admin):
+        active = Feed.objects.active()
+        problems = self.problems()
+        counts = active.aggregate(**{name: Count("pk", filter=q) for name, q in problems.items()})
+        return [
+            ("any", f"any ({counts['failing'] + counts['overdue']})"),
+            ("failing", f"failing ({counts['failing']})"),
+            ("overdue", f"not checked on time ({counts['overdue']})"),
+        ]
+
+    def queryset(self, request, queryset):
+        problems = self.problems()
+        if self.value() == "any":
+            return queryset.filter(problems["failing"] | problems["overdue"], is_active=True)
+        if self.value() in problems:
+            return queryset.filter(problems[self.value()], is_active=True)
+        return queryset
+
+
 @admin.register(Feed)
 class FeedAdmin(admin.ModelAdmin):
     list_display = [
         "__str__", "url", "is_active", "last_status", "last_checked_at", "error_summary",
         "error_count", "next_check_at", "post_count",
     ]  # fmt: skip
-    list_filter = ["is_active", "last_status", HasErrorsFilter]
+    list_filter = [NeedsAttentionFilter, "is_active", "last_status", HasErrorsFilter]
     search_fields = ["title", "url", "link"]
     readonly_fields = [
         "etag", "last_modified", "last_checked_at", "last_success_at", "last_status",
@@ -61,6 +104,14 @@ class FeedAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(post_count=Count("posts"))
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        # The panel under the form (admin/djangofeeds/feed/change_form.html).
+        if obj is not None:
+            runs = obj.import_runs.all()
+            context["recent_runs"] = runs[:RECENT_RUNS]
+            context["run_count"] = runs.count()
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
     @admin.display(description="posts", ordering="post_count")
     def post_count(self, feed):

@@ -179,6 +179,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# The site's one stylesheet (project/ is not an app, so it is named here).
+STATICFILES_DIRS = [BASE_DIR / "project" / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # Compressed, not manifest: templates render even before collectstatic runs.

@@ -3,8 +3,10 @@
 import html
 import json
 import re
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from blog.models import Comment, CommentEvent
 from tests.factories import CommentFactory, EntryFactory
@@ -133,3 +135,23 @@ def test_comment_change_page_shows_read_only_history(admin_client, admin_user):
     assert 'name="events-0-detail"' not in page  # read-only, not a form field
     assert "Add another comment event" not in page.lower()
     assert 'name="events-0-DELETE"' not in page
+
+
+def test_needs_attention_filter_finds_comments_pending_too_long(admin_client, settings):
+    """Pending longer than the sweeper's delay, or pending after a failed check; with counts."""
+    settings.BLOG_SPAM_RECHECK_AFTER_MINUTES = 30
+    old = timezone.now() - timedelta(minutes=45)
+    CommentFactory(name="Waiting long", status="pending", pub_date=old)
+    CommentFactory(name="Just posted", status="pending")
+    CommentFactory(name="Old and published", status="published", pub_date=old)
+    failed = CommentFactory(name="Check failed", status="pending")
+    CommentEvent.objects.create(comment=failed, kind="check_failed", detail="akismet: timeout")
+
+    def names(choice):
+        response = admin_client.get("/admin/blog/comment/", {"attention": choice})
+        return sorted(comment.name for comment in response.context["cl"].result_list)
+
+    assert names("pending_long") == ["Waiting long"]
+    assert names("check_failed") == ["Check failed"]
+    page = admin_client.get("/admin/blog/comment/").content.decode()
+    assert "pending over 30 min (1)" in page and "pending, check failed (1)" in page

@@ -2,6 +2,7 @@
 
 import base64
 import json
+import re
 import uuid
 from datetime import timedelta
 from xml.etree import ElementTree
@@ -9,6 +10,7 @@ from xml.etree import ElementTree
 import pytest
 import redis
 from django.conf import settings
+from django.contrib.staticfiles import finders
 from django.utils import timezone
 
 from blog.models import Comment
@@ -269,3 +271,36 @@ def test_feed_lists_published_entries_escaped(client):
     assert titles == ["<b>New</b> one", "Old one"]
     links = [item.findtext("link") for item in root.iter("item")]
     assert all(link.startswith("http://testserver/blog/") for link in links)
+
+
+def test_entry_list_is_paginated(client):
+    """Ten entries to a page, with links between the pages."""
+    for days in range(12):
+        EntryFactory(pub_date=timezone.now() - timedelta(days=days + 1))
+    first, second = client.get("/"), client.get("/", {"page": 2})
+    assert len(first.context["entries"]) == 10 and len(second.context["entries"]) == 2
+    assert 'rel="next"' in first.content.decode() and 'rel="prev"' in second.content.decode()
+
+
+def test_pages_link_the_stylesheet_and_the_blog_feed(client):
+    """Each page loads the one stylesheet and names the blog's RSS feed (for browsers, people)."""
+    entry = EntryFactory()
+    for url in ("/", entry.get_absolute_url(), "/feeds/"):
+        text = client.get(url).content.decode()
+        assert '<link rel="stylesheet" href="/static/site/site.css">' in text
+        assert 'type="application/rss+xml"' in text and 'href="/blog/feed/"' in text
+    assert finders.find("site/site.css")  # collected by collectstatic, served by whitenoise
+
+
+def test_invalid_form_errors_are_tied_to_their_fields(client):
+    """A refused form says what is wrong at the top (role=alert) and next to each field,
+    which carries aria-invalid and names its error in aria-describedby."""
+    entry = EntryFactory()
+    response = post_comment(client, entry, VALID | {"email_address": "nope"})
+    text = response.content.decode()
+    assert 'role="alert"' in text and '<a href="#id_email_address">' in text
+    assert 'id="id_email_address_error"' in text
+    field = re.search(r"<input[^>]*name=\"email_address\"[^>]*>", text).group(0)
+    assert 'aria-invalid="true"' in field
+    assert 'aria-describedby="id_email_address_helptext id_email_address_error"' in field
+    assert "aria-invalid" not in re.search(r"<input[^>]*name=\"name\"[^>]*>", text).group(0)

@@ -1,9 +1,12 @@
 """The feeds admin: status columns, filters, actions with messages, permissions, read-only runs."""
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.core.cache import cache
 from django.urls import reverse
+from django.utils import timezone
 
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
 from djangofeeds.tasks import queued_key
@@ -151,3 +154,46 @@ def test_feed_change_page_opens(admin_client):
     response = admin_client.get(reverse("admin:djangofeeds_feed_change", args=[feed.pk]))
 
     assert response.status_code == 200 and Feed.objects.count() == 1
+
+
+def test_feed_change_page_lists_the_recent_import_runs(admin_client):
+    """The change page ends with the last 10 runs, newest first, and links to all of them."""
+    feed = FeedFactory()
+    now = timezone.now()
+    for minutes in range(12):
+        ImportRun.objects.create(
+            feed=feed, outcome=Outcome.IMPORTED, http_status=200, created=minutes,
+            started_at=now - timedelta(minutes=minutes), finished_at=now,
+        )  # fmt: skip
+    ImportRun.objects.filter(created=0).update(outcome=Outcome.FAILED, error="server answered 502")
+
+    page = admin_client.get(reverse("admin:djangofeeds_feed_change", args=[feed.pk])).text
+
+    panel = page.split('id="recent-import-runs"', 1)[1]
+    assert panel.count("<tr>") == 11  # the header and 10 runs
+    assert panel.index("server answered 502") < panel.index("imported")  # newest first
+    assert f"?feed__id__exact={feed.pk}" in panel and "All 12 import runs" in panel
+
+
+def test_feed_add_page_has_no_runs_panel(admin_client):
+    page = admin_client.get(reverse("admin:djangofeeds_feed_add")).text
+    assert "Recent import runs" not in page
+
+
+def test_needs_attention_filter_finds_failing_and_overdue_feeds(admin_client):
+    """Active feeds that fail, or whose check is an hour late; the choices say how many."""
+    late = timezone.now() - timedelta(hours=2)
+    FeedFactory(title="Healthy", next_check_at=timezone.now() + timedelta(minutes=5))
+    FeedFactory(title="Failing", error_count=2, next_check_at=late)
+    FeedFactory(title="Switched off", error_count=5, is_active=False)
+    FeedFactory(title="Stuck", next_check_at=late)
+
+    def titles(choice):
+        response = admin_client.get(CHANGELIST, {"attention": choice})
+        return sorted(feed.title for feed in response.context["cl"].result_list)
+
+    assert titles("failing") == ["Failing"]
+    assert titles("overdue") == ["Stuck"]
+    assert titles("any") == ["Failing", "Stuck"]
+    page = admin_client.get(CHANGELIST).text
+    assert "failing (1)" in page and "not checked on time (1)" in page and "any (2)" in page
