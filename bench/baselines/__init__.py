@@ -1,0 +1,1 @@
+"""What our code is measured against: written the naive way, on purpose."""

@@ -1,0 +1,170 @@
+"""Comment latency: 500 comment POSTs to gunicorn while Akismet answers after 2 seconds.
+
+gunicorn (2 sync workers) on the bench settings, a Celery worker on the spam
+queue (threads pool, so that 2-second checks overlap), the tests' Akismet
+stand-in with a 2 s delay, Redis broker, PostgreSQL. Two clients POST the form
+(CSRF token from the entry page, as a browser does) and time each POST; then
+the bench waits until every comment has been checked.
+"""
+
+import os
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+
+from bench.harness import (
+    ROOT,
+    bench_environment,
+    median,
+    percentile,
+    start_workers,
+    stop_workers,
+    task_times,
+)
+from bench.report import Report
+from tests.blog.helpers import wait_until
+from tests.support.akismet_server import AkismetStandIn
+from tests.support.processes import WatchedProcess
+from tests.support.services import free_port
+
+POSTS = 500
+CLIENTS = 2
+GUNICORN_WORKERS = 2
+AKISMET_DELAY = 2.0
+CHECK_THREADS = 50  # spam checks waiting on Akismet at once
+KEY = "bench-key"
+
+
+def start_gunicorn(port):
+    argv = [
+        sys.executable, "-m", "gunicorn", "project.wsgi:application",
+        "--bind", f"127.0.0.1:{port}", "--workers", str(GUNICORN_WORKERS),
+    ]  # fmt: skip
+    web = WatchedProcess(argv, cwd=ROOT, env=dict(os.environ))
+    for _ in range(GUNICORN_WORKERS):
+        web.wait_for(r"Booting worker with pid", timeout=30)
+    return web
+
+
+def post_comments(base_url, entry_url, count, first):
+    """POST ``count`` comments as one visitor; returns each POST's time in ms."""
+    times = []
+    with httpx.Client(base_url=base_url, timeout=30) as client:
+        page = client.get(entry_url)
+        page.raise_for_status()
+        token = client.cookies["csrftoken"]
+        for number in range(first, first + count):
+            form = {
+                "csrfmiddlewaretoken": token,
+                "name": f"Reader {number}",
+                "email_address": f"reader{number}@example.com",
+                "homepage": "",
+                "comment": f"Comment number {number}: thanks for the write-up.",
+                "website": "",
+            }
+            started = time.perf_counter()
+            response = client.post(f"{entry_url}comment/", data=form)
+            times.append((time.perf_counter() - started) * 1000)
+            if response.status_code != 303:
+                raise AssertionError(f"POST answered {response.status_code}: {response.text[:500]}")
+    return times
+
+
+def main():
+    report = Report("comments", "Comment latency")
+    akismet = AkismetStandIn(keys=[KEY]).start()
+    akismet.delay = AKISMET_DELAY
+    os.environ.update(AKISMET_API_KEY=KEY, AKISMET_API_URL=akismet.url)
+    try:
+        with bench_environment(memcached=True, redis=True):
+            from blog.models import Comment
+            from tests.factories import EntryFactory
+
+            entry_url = EntryFactory().get_absolute_url()
+            port = free_port()
+            web = start_gunicorn(port)
+            workers = []
+            try:
+                workers = start_workers(
+                    1, queues=["spam"], concurrency=CHECK_THREADS, pool="threads"
+                )
+                # A few GETs first, so that no gunicorn worker's first request is timed.
+                for _ in range(4):
+                    httpx.get(f"http://127.0.0.1:{port}{entry_url}").raise_for_status()
+                started = time.perf_counter()
+                share = POSTS // CLIENTS
+                with ThreadPoolExecutor(CLIENTS) as pool:
+                    batches = pool.map(
+                        lambda n: post_comments(f"http://127.0.0.1:{port}", entry_url, share, n),
+                        range(0, POSTS, share),
+                    )
+                    times = [ms for batch in batches for ms in batch]
+                posted = time.perf_counter() - started
+                wait_until(
+                    lambda: not Comment.objects.pending().exists(),
+                    timeout=300,
+                    message="every comment checked",
+                )
+                checked = time.perf_counter() - started
+                statuses = dict(Counter(Comment.objects.values_list("status", flat=True)))
+            finally:
+                stop_workers(workers)
+                web.process.terminate()
+                web.process.wait(timeout=30)
+            check_ms = task_times(workers, "blog.tasks.spam_filter")["?"]
+    finally:
+        akismet.stop()
+
+    checks = len(akismet.calls("comment-check"))
+    p50, p99 = median(times), percentile(times, 99)
+    delay_ms = AKISMET_DELAY * 1000
+    ideal = POSTS * AKISMET_DELAY / CHECK_THREADS
+    report.raw |= {
+        "posts": POSTS,
+        "clients": CLIENTS,
+        "gunicorn_workers": GUNICORN_WORKERS,
+        "akismet_delay_s": AKISMET_DELAY,
+        "check_threads": CHECK_THREADS,
+        "post_ms": times,
+        "posting_s": posted,
+        "all_checked_s": checked,
+        "comment_checks": checks,
+        "statuses": statuses,
+        "check_task_ms": check_ms,
+    }
+    report.row(
+        f"comment latency: {POSTS} POSTs, Akismet delayed {AKISMET_DELAY:.0f} s, p99",
+        f"{p99:.1f} ms",
+        f"{delay_ms:.0f} ms (the delay)",
+        f"{p99 / delay_ms:.1%}",
+        "< 5% of the delay",
+        p99 < 0.05 * delay_ms,
+    )
+    report.row(
+        "comment latency: p50",
+        f"{p50:.1f} ms",
+        f"{delay_ms:.0f} ms (the delay)",
+        f"{p50 / delay_ms:.1%}",
+    )
+    report.row(
+        f"comment latency: all {POSTS} checked by the worker",
+        f"{checked:.1f} s",
+        f"{ideal:.0f} s ({POSTS} x {AKISMET_DELAY:.0f} s / {CHECK_THREADS} threads)",
+        f"{checked / ideal:.2f}x",
+    )
+    report.note(
+        f"{CLIENTS} clients POSTed {POSTS} comments in {posted:.1f} s; the stand-in "
+        f"answered {checks} comment-checks; statuses after: {statuses}. One check took "
+        f"{median(check_ms) / 1000:.2f} s in the worker (median; p99 "
+        f"{percentile(check_ms, 99) / 1000:.2f} s), the stand-in's {AKISMET_DELAY:.0f} s "
+        f"included; {CHECK_THREADS} threads ran them, the first ones after the process's "
+        "single verify-key call, which the stand-in delays too."
+    )
+    report.save()
+
+
+if __name__ == "__main__":
+    main()
