@@ -117,28 +117,31 @@ class CommentAdmin(admin.ModelAdmin):
     fields = ["entry", "name", "email_address", "homepage", "comment", *readonly_fields]
     inlines = [CommentEventInline]
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+    # Each needs the "change comment" permission: a view-only moderator cannot run them.
     actions = ["mark_spam", "mark_ham", "recheck", "publish"]
 
     @admin.display(description="comment")
     def excerpt(self, obj):
         return truncatechars(obj.comment, 80)
 
-    @admin.action(description="Mark as spam (and tell Akismet)")
+    @admin.action(description="Mark as spam (and tell Akismet)", permissions=["change"])
     def mark_spam(self, request, queryset):
         count = moderation.mark_spam(queryset, actor=request.user)
         report(self, request, count, len(queryset), "marked as spam", "already spam")
 
-    @admin.action(description="Mark as not spam and publish (and tell Akismet)")
+    @admin.action(
+        description="Mark as not spam and publish (and tell Akismet)", permissions=["change"]
+    )
     def mark_ham(self, request, queryset):
         count = moderation.mark_ham(queryset, actor=request.user)
         report(self, request, count, len(queryset), "marked as not spam", "already published")
 
-    @admin.action(description="Re-check for spam")
+    @admin.action(description="Re-check for spam", permissions=["change"])
     def recheck(self, request, queryset):
         count = moderation.recheck(queryset, actor=request.user, detail="asked by a moderator")
         report(self, request, count, len(queryset), "sent for re-checking", "not pending")
 
-    @admin.action(description="Publish")
+    @admin.action(description="Publish", permissions=["change"])
     def publish(self, request, queryset):
         count = moderation.publish(queryset, actor=request.user)
         report(self, request, count, len(queryset), "published", "not pending")

@@ -57,4 +57,8 @@ class CommentForm(forms.ModelForm):
 
     @property
     def is_bot(self):
-        return bool(self.data.get(HONEYPOT_FIELD, "").strip())
+        # Any value counts: a bot that sends the field twice, the last one
+        # empty, is still a bot (``data.get`` would see only the last one).
+        values = self.data.getlist(HONEYPOT_FIELD) if hasattr(self.data, "getlist") else []
+        values = values or [self.data.get(HONEYPOT_FIELD, "")]
+        return any(str(value).strip() for value in values)

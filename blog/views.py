@@ -47,25 +47,42 @@ def entry_detail(request, slug):
 
 
 def client_ip(request):
-    """The visitor's IP address: REMOTE_ADDR, or the proxy's last X-Forwarded-For entry."""
+    """The visitor's IP address: REMOTE_ADDR, or the proxy's last X-Forwarded-For entry.
+
+    None when neither is an address: behind a Unix socket REMOTE_ADDR is "" or
+    a path, and a malformed entry ("unknown", "1.2.3.4:80") must not reach an
+    inet column (PostgreSQL refuses it).
+    """
     forwarded = request.headers.get("X-Forwarded-For", "")
     if settings.BLOG_TRUST_X_FORWARDED_FOR and forwarded.strip():
-        candidate = forwarded.split(",")[-1].strip()
-        # A malformed entry ("unknown", "1.2.3.4:80") must not reach an inet column.
         with contextlib.suppress(ValueError):
-            return str(ipaddress.ip_address(candidate))
-    return request.META.get("REMOTE_ADDR")
+            return str(ipaddress.ip_address(forwarded.split(",")[-1].strip()))
+    with contextlib.suppress(ValueError):
+        return str(ipaddress.ip_address(request.META.get("REMOTE_ADDR", "")))
+    return None
+
+
+def header(request, name):
+    """A request header as the database takes it: no NUL (PostgreSQL refuses it), bounded."""
+    return request.headers.get(name, "").replace("\x00", "")[:1000]
 
 
 def over_rate_limit(ip):
-    """Count this POST against the IP's fixed one-minute window; True once over the limit."""
+    """Count this POST against the IP's fixed one-minute window; True once over the limit.
+
+    Each accepted POST claims one of the window's numbered slots with
+    ``cache.add``, atomic on memcached and on the database cache alike
+    (``incr`` is a get and a set on the database cache: concurrent POSTs
+    would all pass). A refused POST costs one ``get_many``.
+    """
     limit = settings.BLOG_COMMENTS_PER_MINUTE
     if not limit or not ip:
         return False
-    key = f"blog:comment-rate:{ip}:{int(timezone.now().timestamp() // 60)}"
+    window = f"blog:comment-rate:{ip}:{int(timezone.now().timestamp() // 60)}"
+    slots = [f"{window}:{number}" for number in range(limit)]
     try:
-        cache.add(key, 0, timeout=120)
-        return cache.incr(key) > limit
+        taken = cache.get_many(slots)
+        return not any(cache.add(slot, 1, timeout=120) for slot in slots if slot not in taken)
     except Exception:
         # An unreachable cache must not stop people from commenting.
         return False
@@ -87,8 +104,8 @@ def add_comment(request, slug):
     comment.entry = entry
     comment.status = Comment.Status.PENDING
     comment.user_ip = ip
-    comment.user_agent = request.headers.get("User-Agent", "")[:1000]
-    comment.referrer = request.headers.get("Referer", "")[:1000]
+    comment.user_agent = header(request, "User-Agent")
+    comment.referrer = header(request, "Referer")
     comment.last_dispatched_at = timezone.now()
     comment.save()
     # After commit, so the worker finds the row; dispatch_check never raises.

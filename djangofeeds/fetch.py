@@ -1,19 +1,28 @@
-"""Fetch a feed over HTTP the careful way: timeouts, a size cap, no private addresses.
+"""Fetch a feed over HTTP the careful way: one deadline, a size cap, no private addresses.
 
 feedparser can fetch URLs itself, but without a size cap, an overall deadline
 or address checks; here httpx fetches and feedparser only parses bytes.
+
+The deadline covers the whole fetch: DNS, every redirect hop, the TLS
+handshake, headers and body. httpx's own timeouts apply to each socket
+operation, so a server that trickles a byte now and then would never trip
+them; here every connect, read and write is also cut short at the deadline.
 """
 
+import contextvars
 import email.utils
 import ipaddress
 import os
 import re
 import socket
+import ssl
+import threading
 import time
 import zlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+import httpcore
 import httpx
 from django.conf import settings
 
@@ -26,8 +35,10 @@ MAX_REDIRECTS = 10
 PERMANENT_REDIRECTS = {301, 308}
 REDIRECTS = {301, 302, 303, 307, 308}
 # A slow server may answer every read within the timeout and still take
-# forever: the whole fetch, redirects included, gets this many timeouts.
+# forever: the whole fetch, DNS and redirects included, gets this many timeouts.
 DEADLINE_TIMEOUTS = 3
+# The monotonic time at which the fetch running in this thread gives up.
+_deadline = contextvars.ContextVar("djangofeeds_fetch_deadline", default=None)
 
 
 class FetchError(Exception):
@@ -74,14 +85,35 @@ def fetch(url, *, etag="", last_modified=""):
         headers["If-None-Match"] = etag
     if last_modified:
         headers["If-Modified-Since"] = last_modified
+    token = _deadline.set(deadline)
     try:
         return follow(shared_client(timeout), httpx.URL(url), headers, deadline)
     except httpx.TimeoutException as exc:
+        if time.monotonic() >= deadline:
+            raise too_slow(timeout) from exc
         raise TransientFetchError(f"timed out after {timeout}s ({type(exc).__name__})") from exc
     except httpx.TransportError as exc:
         raise TransientFetchError(f"network error: {describe(exc)}") from exc
     except httpx.InvalidURL as exc:
         raise FetchError(f"not a valid URL: {exc}") from exc
+    finally:
+        _deadline.reset(token)
+
+
+def too_slow(timeout):
+    """The error of a fetch that ran out of time as a whole."""
+    return TransientFetchError(
+        f"gave up after {timeout * DEADLINE_TIMEOUTS}s: the server is too slow "
+        f"(a whole fetch may take {DEADLINE_TIMEOUTS} x DJANGOFEEDS_FETCH_TIMEOUT)"
+    )
+
+
+def time_left(deadline, timeout):
+    """Seconds the next step may take: the timeout, or less when the deadline is nearer."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise too_slow(settings.DJANGOFEEDS_FETCH_TIMEOUT)
+    return min(timeout, left)
 
 
 _clients = {}
@@ -95,26 +127,110 @@ def shared_client(timeout):
     """
     key = (os.getpid(), timeout)  # a forked worker process builds its own
     if key not in _clients:
+        transport = httpx.HTTPTransport(trust_env=False)
+        # httpx has no argument for httpcore's network backend: the pool is
+        # rebuilt with the deadline-aware one (no keep-alive, as said above).
+        transport._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(trust_env=False),
+            max_keepalive_connections=0,
+            network_backend=DeadlineBackend(),
+        )
         _clients[key] = httpx.Client(
             timeout=httpx.Timeout(timeout),
             follow_redirects=False,
             trust_env=False,
-            limits=httpx.Limits(max_keepalive_connections=0),
+            transport=transport,
         )
     return _clients[key]
 
 
+def op_timeout(timeout, error):
+    """A socket operation's timeout, cut to what is left of this thread's fetch deadline."""
+    deadline = _deadline.get()
+    if deadline is None:
+        return timeout
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise error("the fetch's deadline has passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class DeadlineStream(httpcore.NetworkStream):
+    """httpcore's socket stream, each operation bounded by the fetch deadline.
+
+    A TLS handshake is one operation: Python's ssl module applies the socket
+    timeout to the handshake as a whole.
+    """
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def read(self, max_bytes, timeout=None):
+        return self.stream.read(max_bytes, op_timeout(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer, timeout=None):
+        self.stream.write(buffer, op_timeout(timeout, httpcore.WriteTimeout))
+
+    def close(self):
+        self.stream.close()
+
+    def start_tls(self, ssl_context, server_hostname=None, timeout=None):
+        timeout = op_timeout(timeout, httpcore.ConnectTimeout)
+        return DeadlineStream(self.stream.start_tls(ssl_context, server_hostname, timeout))
+
+    def get_extra_info(self, info):
+        return self.stream.get_extra_info(info)
+
+
+class DeadlineBackend(httpcore.NetworkBackend):
+    """httpcore's sync backend, handing out ``DeadlineStream`` connections."""
+
+    def __init__(self):
+        self.backend = httpcore.SyncBackend()
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        timeout = op_timeout(timeout, httpcore.ConnectTimeout)
+        return DeadlineStream(
+            self.backend.connect_tcp(host, port, timeout, local_address, socket_options)
+        )
+
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):
+        raise httpcore.UnsupportedProtocol("feeds are not fetched over Unix sockets")
+
+    def sleep(self, seconds):
+        self.backend.sleep(seconds)
+
+
 def follow(client, url, headers, deadline):
     """GET, following up to MAX_REDIRECTS redirects, each hop checked before it is fetched."""
+    timeout = settings.DJANGOFEEDS_FETCH_TIMEOUT
     all_permanent = True
+    seen = set()
     for hops in range(MAX_REDIRECTS + 1):
+        if str(url) in seen:
+            raise FetchError(f"redirect loop: {shorten(url)} was already visited")
+        seen.add(str(url))
+        dns_timeout = time_left(deadline, timeout)
+        try:
+            address = check_url(url, dns_timeout)
+        except FetchError as exc:
+            if not hops:
+                raise
+            raise type(exc)(f"redirected to {shorten(url)}: {exc}", status=exc.status) from exc
+        host = url.raw_host.decode("ascii")
         request = client.build_request(
             "GET",
-            pinned(url, check_url(url)),
+            pinned(url, address),
             headers={**headers, "Host": host_header(url)},
-            extensions={"sni_hostname": url.host},  # TLS still checks the real host name
+            extensions={"sni_hostname": host},  # TLS still checks the real host name
         )
-        response = client.send(request, stream=True)
+        try:
+            response = client.send(request, stream=True)
+        except httpx.ConnectError as exc:
+            if caused_by(exc, ssl.SSLError):
+                # A certificate or protocol problem: trying again in a minute will not fix it.
+                raise FetchError(f"TLS with {host} failed: {describe(exc)}") from exc
+            raise
         try:
             status = response.status_code
             if status in REDIRECTS and "location" in response.headers:
@@ -125,7 +241,21 @@ def follow(client, url, headers, deadline):
             return answer(response, str(url), permanent_url, deadline)
         finally:
             response.close()
-    raise FetchError(f"more than {MAX_REDIRECTS} redirects")
+    raise FetchError(f"more than {MAX_REDIRECTS} redirects (the last to {shorten(url)})")
+
+
+def caused_by(exc, kind):
+    """Whether ``kind`` is in the chain of causes of ``exc`` (httpx wraps httpcore wraps ssl)."""
+    while exc is not None:
+        if isinstance(exc, kind):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def shorten(url, limit=200):
+    text = str(url)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def answer(response, url, permanent_url, deadline):
@@ -169,27 +299,34 @@ def url_problem(url):
     if not url.host:
         return "the URL has no host"
     if not settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS:
-        try:
-            literal = ipaddress.ip_address(url.host)
-        except ValueError:
-            return None
-        if not is_public(str(literal)):
+        literal = ip_literal(url.host)
+        if literal is not None and not is_public(str(literal)):
             return f"{url.host} is a non-public address ({literal}): refused"
     return None
 
 
-def check_url(url):
+def ip_literal(host):
+    """The IP address a host name spells, also in the old forms 127.1, 0x7f.0.0.1, 2130706433."""
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    if re.fullmatch(r"[0-9a-fA-FxX.]+", host) and re.match(r"[0-9]", host):
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:
+            return None
+    return None
+
+
+def check_url(url, timeout):
     """Refuse what must not be fetched; return the address to connect to."""
     problem = url_problem(url)
     if problem:
         raise FetchError(problem)
     host = url.raw_host.decode("ascii")
-    try:
-        port = url.port or (443 if url.scheme == "https" else 80)
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as exc:
-        raise TransientFetchError(f"cannot resolve {url.host}: {exc}") from exc
-    addresses = [info[4][0] for info in infos]
+    port = url.port or (443 if url.scheme == "https" else 80)
+    addresses = resolve(host, port, timeout)
     if not settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS:
         for address in addresses:
             if not is_public(address):
@@ -197,6 +334,34 @@ def check_url(url):
                     f"{url.host} resolves to a non-public address ({address}): refused"
                 )
     return addresses[0]
+
+
+def resolve(host, port, timeout):
+    """The addresses of ``host``; DNS gets ``timeout`` seconds (getaddrinfo has no limit)."""
+    try:
+        return [str(ipaddress.ip_address(host.strip("[]")))]
+    except ValueError:
+        pass
+    outcome = {}
+
+    def lookup():
+        try:
+            outcome["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError) as exc:
+            outcome["error"] = exc
+
+    # A lookup that hangs is left to finish on its own in this daemon thread.
+    thread = threading.Thread(target=lookup, name=f"resolve {host}", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if "infos" in outcome:
+        return [info[4][0] for info in outcome["infos"]]
+    error = outcome.get("error")
+    if error is None:
+        raise TransientFetchError(f"resolving {host} took longer than {timeout:.3g}s")
+    if getattr(error, "errno", None) == socket.EAI_NONAME:
+        raise FetchError(f"cannot resolve {host}: no such host")
+    raise TransientFetchError(f"cannot resolve {host}: {error}")
 
 
 def is_public(address):
@@ -228,7 +393,7 @@ def read_body(response, deadline):
     body = bytearray()
     for chunk in response.iter_raw():
         if time.monotonic() > deadline:
-            raise TransientFetchError("the server sent the feed too slowly")
+            raise too_slow(settings.DJANGOFEEDS_FETCH_TIMEOUT)
         body += decoder.decode(chunk, cap + 1 - len(body))
         if len(body) > cap:
             raise FetchError(f"the feed is larger than {cap} bytes")

@@ -1,7 +1,8 @@
 """A real HTTP server on loopback that serves feeds the way publishers do (and misbehave).
 
 Routes are set by the test: a body with its status and headers, validators for
-conditional GET (answered with 304), redirects, a delay before answering.
+conditional GET (answered with 304), redirects, a delay before answering, an
+answer trickled out one byte at a time.
 Every request is recorded, so a test can count fetches, also those made by
 worker subprocesses.
 """
@@ -25,6 +26,8 @@ class Route:
     delay: float = 0.0
     gzip: bool = False
     send_length: bool = True
+    trickle: float = 0.0  # seconds between two bytes of the answer
+    trickle_head: bool = True  # the status line and headers too, or only the body
 
 
 class FeedServer:
@@ -56,8 +59,8 @@ class FeedServer:
         self.routes[path] = Route(body=body, status=status, headers=headers, **options)
         return self.url(path)
 
-    def redirect(self, path, to, status=301):
-        self.routes[path] = Route(status=status, headers={"Location": to})
+    def redirect(self, path, to, status=301, delay=0.0):
+        self.routes[path] = Route(status=status, headers={"Location": to}, delay=delay)
         return self.url(path)
 
     def hits(self, path):
@@ -96,7 +99,24 @@ class FeedServer:
                 if route.gzip:
                     body = gzip.compress(body)
                     headers["Content-Encoding"] = "gzip"
+                if route.trickle:
+                    return self.trickle(route, body, headers)
                 self.answer(route.status, body, headers, send_length=route.send_length)
+
+            def trickle(self, route, body, headers):
+                head = f"HTTP/1.1 {route.status} OK\r\nContent-Length: {len(body)}\r\n"
+                head += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+                head = (head + "\r\n").encode()
+                self.close_connection = True
+                # Until the client gives up and hangs up.
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    if not route.trickle_head:
+                        self.wfile.write(head)
+                        head = b""
+                    for byte in head + body:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(route.trickle)
 
             def answer(self, status, body, headers, send_length=True):
                 self.send_response(status)

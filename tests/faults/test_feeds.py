@@ -1,0 +1,76 @@
+"""Faults during feed imports (issue 7): memcached stopped, the database connection lost.
+
+Real processes: a worker, a private memcached stopped and started again, and
+PostgreSQL's own backend terminated under the worker.
+"""
+
+import pytest
+from django.db import connection
+
+from djangofeeds.locks import CacheLock
+from djangofeeds.models import ImportRun, Outcome, Post
+from djangofeeds.tasks import import_feed, lock_key
+from tests.djangofeeds.test_workers import feeds_worker, wait_until
+from tests.support.feed_server import numbered_items, rss
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_memcached_stopped_during_an_import(feed_server, memcached_cache, worker_factory):
+    """Stopped mid-import, the import completes under the lock it holds; stopped before, an
+    import does not start (no fetch) and runs once memcached is back. No duplicate post, and
+    the lock is free afterwards."""
+    worker = feeds_worker(worker_factory, memcached_cache)
+    url = feed_server.serve("/slow.xml", rss(numbered_items(10)), delay=2)
+
+    running = import_feed.delay(url)
+    wait_until(lambda: feed_server.hits("/slow.xml") == 1, 30, "the import never started")
+    memcached_cache.stop()
+    assert running.get(timeout=30)["status"] == Outcome.IMPORTED
+    assert "could not release lock" in worker.output  # nobody could take it meanwhile
+
+    waiting = import_feed.delay(url)
+    wait_until(lambda: "lock cache is unreachable" in worker.output, 30, "no retry was logged")
+    assert feed_server.hits("/slow.xml") == 1  # no fetch without a lock
+    memcached_cache.start()
+    result = waiting.get(timeout=90)  # a retry, once memcached answers again
+
+    assert (result["status"], result["created"]) == (Outcome.IMPORTED, 0)
+    assert feed_server.hits("/slow.xml") == 2
+    assert Post.objects.count() == 10
+    assert ImportRun.objects.filter(outcome=Outcome.IMPORTED).count() == 2
+    assert CacheLock(lock_key(import_feed.name, url), expire=60).acquire()
+
+
+def terminate_other_connections():
+    """Terminate every other session on the test database (the worker's), as a failover does."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="SQLite is a file opened in-process: there is no server connection to lose",
+)
+def test_postgresql_connection_lost_during_an_import(feed_server, worker_factory):
+    """The worker's connection is killed while it fetches: the run is recorded as failed on a
+    new connection, and the next import succeeds."""
+    worker_factory(queues=["feeds"], concurrency=1)
+    url = feed_server.serve("/slow.xml", rss(numbered_items(5)), delay=2)
+
+    first = import_feed.delay(url)
+    wait_until(lambda: feed_server.hits("/slow.xml") == 1, 30, "the import never started")
+    assert terminate_other_connections() >= 1
+    first.get(timeout=30, propagate=False)
+    # The task's result is stored before its failure handler records the run.
+    runs = ImportRun.objects.filter(feed__url=url)
+    wait_until(runs.exists, 10, "the failed import was not recorded")
+
+    failed = runs.get()
+    assert failed.outcome == Outcome.FAILED and "connection" in failed.error.lower(), failed.error
+    second = import_feed.delay(url).get(timeout=30)
+    assert (second["status"], second["created"]) == (Outcome.IMPORTED, 5)
