@@ -101,6 +101,26 @@ def test_import_feed_task_retries_transient_errors(feed_server):
     assert feed.next_check_at < timezone.now() + timezone.timedelta(minutes=7)
 
 
+def test_import_feed_task_retries_after_the_servers_retry_after(feed_server, monkeypatch):
+    """A short Retry-After is the retry's countdown (a long one is left to the schedule)."""
+    url = feed_server.serve("/soon.xml", "busy", status=429, headers={"Retry-After": "120"})
+    countdowns = []
+    real_retry = import_feed.retry
+
+    def retry(*args, **kwargs):
+        countdowns.append(kwargs.get("countdown"))
+        return real_retry(*args, **kwargs)
+
+    monkeypatch.setattr(import_feed, "retry", retry)
+
+    result = import_feed.apply(args=[url]).get()
+
+    assert result["status"] == "failed" and "429" in result["error"]
+    assert feed_server.hits("/soon.xml") == tasks.MAX_RETRIES + 1
+    assert len(countdowns) == tasks.MAX_RETRIES
+    assert all(115 <= countdown <= 120 for countdown in countdowns)
+
+
 def test_import_feed_task_leaves_a_long_retry_after_to_the_schedule(feed_server):
     url = feed_server.serve("/later.xml", "busy", status=429, headers={"Retry-After": "3600"})
 

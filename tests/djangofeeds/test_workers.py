@@ -1,13 +1,18 @@
 """import_feed through real worker processes sharing a real memcached: one fetch, crashes."""
 
 import collections
+import io
 import time
 
+import psycopg
 import pytest
 from celery import group
 from django.core.cache import cache
+from django.core.management import CommandError, call_command
+from django.db import connection
 
 from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
+from djangofeeds.parse import sha256
 from djangofeeds.tasks import import_feed, lock_key, refresh_feeds
 from tests.support.feed_server import numbered_items, rss
 
@@ -72,6 +77,55 @@ def test_worker_killed_mid_import_then_next_import_succeeds(
     assert survivor.hostname in ImportRun.objects.filter(outcome=Outcome.IMPORTED).get().worker
 
 
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="holds a row lock to stop the worker mid-store: a PostgreSQL feature (CI runs it there)",
+)
+def test_worker_killed_mid_store_then_next_import_adds_only_the_rest(
+    feed_server, memcached_cache, worker_factory
+):
+    """SIGKILL after the first batch of posts is stored: the rerun adds the rest, no duplicate.
+
+    A post of the second batch is locked by this test (SELECT ... FOR UPDATE),
+    so the worker is stopped deterministically inside its second upsert.
+    """
+    expire = 8
+    url = feed_server.serve("/half.xml", rss(numbered_items(300)))
+    feed = Feed.objects.create(url=url)
+    seeded = Post.objects.create(
+        feed=feed, guid="item-150", guid_hash=sha256("item-150"), checksum="stale"
+    )
+    with psycopg.connect(**pg_params(connection.settings_dict)) as blocker:
+        blocker.execute("SELECT id FROM djangofeeds_post WHERE id = %s FOR UPDATE", [seeded.pk])
+        doomed = feeds_worker(worker_factory, memcached_cache, DJANGOFEEDS_LOCK_EXPIRE=str(expire))
+        import_feed.delay(url)
+        wait_until(lambda: Post.objects.count() == 101, 30, "the first batch was never stored")
+        time.sleep(0.5)
+        assert Post.objects.count() == 101  # stuck behind the row lock, mid-store
+        doomed.kill()
+        blocker.rollback()
+
+    survivor = feeds_worker(worker_factory, memcached_cache, DJANGOFEEDS_LOCK_EXPIRE=str(expire))
+    key = lock_key(import_feed.name, url)
+    wait_until(lambda: cache.get(key) is None, expire + 5, "the dead worker's lock never expired")
+    result = import_feed.delay(url).get(timeout=30)
+
+    assert (result["status"], result["created"], result["updated"]) == ("imported", 199, 1)
+    assert Post.objects.count() == 300
+    assert Post.objects.values("guid_hash").distinct().count() == 300
+    assert survivor.hostname in ImportRun.objects.get(outcome=Outcome.IMPORTED).worker
+
+
+def pg_params(settings_dict):
+    return {
+        "dbname": settings_dict["NAME"],
+        "user": settings_dict.get("USER") or None,
+        "password": settings_dict.get("PASSWORD") or None,
+        "host": settings_dict.get("HOST") or None,
+        "port": settings_dict.get("PORT") or None,
+    }
+
+
 def test_refresh_feeds_chord_writes_a_summary(feed_server, memcached_cache, worker_factory):
     feeds_worker(worker_factory, memcached_cache)
     good = feed_server.serve("/good.xml", rss(numbered_items(3)))
@@ -90,3 +144,24 @@ def test_refresh_feeds_chord_writes_a_summary(feed_server, memcached_cache, work
     summary.refresh_from_db()
     assert (summary.imported, summary.failed, summary.skipped, summary.not_modified) == (1, 1, 0, 0)
     assert Feed.objects.get(url=good).posts.count() == 3
+
+
+def test_import_feeds_wait_shows_progress_a_table_and_fails_on_a_failure(
+    feed_server, memcached_cache, worker_factory
+):
+    """--wait queues for real workers, waits for each, prints the table, exits non-zero."""
+    feeds_worker(worker_factory, memcached_cache)
+    good = feed_server.serve("/good.xml", rss(numbered_items(2)))
+    missing = feed_server.url("/missing.xml")
+    out = io.StringIO()
+
+    with pytest.raises(CommandError, match="1 of 2 imports failed"):
+        call_command("import_feeds", good, missing, "--wait", "--timeout", "60", stdout=out)
+
+    lines = out.getvalue().splitlines()
+    assert sum("/2 " in line for line in lines) == 2  # one progress line per finished import
+    assert "[####################] 2/2" in out.getvalue()
+    table = {line.split()[0]: line for line in lines if line.startswith("http")}
+    assert table[good].split()[1:4] == ["imported", "2", "0"]
+    assert "failed" in table[missing] and "404" in table[missing]
+    assert {run.worker for run in ImportRun.objects.all()} != {"manage.py"}  # the workers did it
