@@ -202,7 +202,8 @@ class Importer:
                     )
             created += sum(1 for e in changed if e.guid_hash not in known)
             updated += sum(1 for e in changed if e.guid_hash in known)
-            self.progress(min(start + BATCH_SIZE, total), total)
+            if total > BATCH_SIZE:  # one batch has no "meanwhile" to report (and costs a write)
+                self.progress(min(start + BATCH_SIZE, total), total)
         return created, updated
 
     def post(self, entry):

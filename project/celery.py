@@ -3,6 +3,8 @@
 import os
 
 from celery import Celery
+from celery.signals import task_postrun, task_prerun
+from django.db import close_old_connections
 
 # Set the default Django settings module for the 'celery' program.
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
@@ -16,3 +18,16 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 # which live in project/ (not an app).
 app.autodiscover_tasks()
 app.conf.imports = ["project.tasks"]
+
+
+@task_prerun.connect
+@task_postrun.connect
+def close_old_database_connections(task=None, **kwargs):
+    """Around each task, what Django does around each request (CELERY_DB_REUSE_MAX's reason).
+
+    Keeps a connection for CONN_MAX_AGE seconds, and drops one that broke (a
+    restarted database) instead of failing the next task with it. Not for
+    eager calls: they run inside the caller's transaction.
+    """
+    if not getattr(task.request, "is_eager", False):
+        close_old_connections()

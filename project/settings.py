@@ -264,6 +264,11 @@ CELERY_TASK_TRACK_STARTED = True
 # Imports are long: a worker process reserves one task at a time, so a quick
 # task is never stuck behind a slow one that another process could have taken.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's Django fixup closes the database connection around every task unless
+# this is set: a new PostgreSQL connection (a forked server process) per task.
+# With it set, project/celery.py closes connections as Django does around a
+# request instead: when older than CONN_MAX_AGE or found unusable.
+CELERY_DB_REUSE_MAX = 1000
 
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 # Each queue has its own exchange and routing key. A bare Queue(name) is bound

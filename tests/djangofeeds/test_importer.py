@@ -445,6 +445,16 @@ def test_import_feed_reports_progress(feed_server):
     assert seen == [(100, 250), (200, 250), (250, 250)]
 
 
+def test_import_feed_does_not_report_progress_of_a_single_batch(feed_server):
+    """A feed stored in one batch has nothing to report meanwhile: no PROGRESS write."""
+    url = feed_server.serve("/small.xml", rss(numbered_items(100)))
+    seen = []
+
+    result = import_feed(url, progress=lambda current, total: seen.append((current, total)))
+
+    assert result.run.created == 100 and seen == []
+
+
 def test_manager_import_feed_returns_the_feed(feed_server):
     url = feed_server.serve("/m.xml", rss(numbered_items(1)))
 
