@@ -18,6 +18,7 @@ from djangofeeds.parse import NotAFeed, parse
 logger = logging.getLogger(__name__)
 
 BATCH_SIZE = 100
+URL_MAX_LENGTH = Feed._meta.get_field("url").max_length
 BACKOFF_BASE = timedelta(minutes=5)
 BACKOFF_CAP = timedelta(hours=24)
 # Feeds that failed together should not all be retried together: spread the
@@ -102,21 +103,24 @@ class Importer:
         except FetchError as exc:
             run.fetch_ms = elapsed_ms(started)
             return self.failed(exc, transient=exc.transient, retry_after=exc.retry_after,
-                               gone=isinstance(exc, FeedGone), status=exc.status)  # fmt: skip
+                               deactivate=isinstance(exc, FeedGone), status=exc.status)  # fmt: skip
         run.fetch_ms = elapsed_ms(started)
         run.http_status = fetched.status
         run.bytes_received = len(fetched.body)
+        duplicate_of = self.moved_to_another_feed(fetched.permanent_url)
+        if duplicate_of:
+            error = (
+                f"moved permanently to {fetched.permanent_url}, which is already feed "
+                f"#{duplicate_of.pk}: this one is deactivated"
+            )
+            return self.failed(error, status=fetched.status, deactivate=True)
 
         if fetched.not_modified:
-            self.claim(
-                last_checked_at=self.now,
-                last_success_at=self.now,
+            self.save_feed(
+                fetched,
                 last_status=Outcome.NOT_MODIFIED,
                 last_http_status=304,
-                last_error="",
-                error_count=0,
                 next_check_at=self.next_check(max_age=fetched.max_age),
-                **validators(fetched, feed),
             )
             return finish(feed, run, Outcome.NOT_MODIFIED)
 
@@ -133,26 +137,15 @@ class Importer:
 
         started = time.perf_counter()
         run.created, run.updated = self.store_posts(parsed.entries)
-        changes = {
-            "title": parsed.title or feed.title,
-            "link": parsed.link,
-            "description": parsed.description,
-            "last_checked_at": self.now,
-            "last_success_at": self.now,
-            "last_status": Outcome.IMPORTED,
-            "last_http_status": fetched.status,
-            "last_error": "",
-            "error_count": 0,
-            "next_check_at": self.next_check(
-                max_age=fetched.max_age, ttl_minutes=parsed.ttl_minutes
-            ),
-            **validators(fetched, feed),
-        }
-        new_url = fetched.permanent_url
-        if new_url and new_url != feed.url:
-            self.move(new_url, changes)
-        else:
-            self.claim(**changes)
+        self.save_feed(
+            fetched,
+            title=parsed.title or feed.title,
+            link=parsed.link,
+            description=parsed.description,
+            last_status=Outcome.IMPORTED,
+            last_http_status=fetched.status,
+            next_check_at=self.next_check(max_age=fetched.max_age, ttl_minutes=parsed.ttl_minutes),
+        )
         run.store_ms = elapsed_ms(started)
         return finish(feed, run, Outcome.IMPORTED)
 
@@ -166,13 +159,34 @@ class Importer:
         for name, value in changes.items():
             setattr(self.feed, name, value)
 
-    def move(self, new_url, changes):
-        """Claim the feed's changes under its new URL, unless another feed has that URL."""
+    def moved_to_another_feed(self, new_url):
+        """The other feed a permanent redirect leads to, if there is one (this one duplicates it).
+
+        Happens when a task or a command still names a feed's old URL after
+        the feed moved: importing it again would create a second copy.
+        """
+        if not new_url or new_url == self.feed.url:
+            return None
+        return Feed.objects.filter(url=new_url).exclude(pk=self.feed.pk).first()
+
+    def save_feed(self, fetched, **changes):
+        """Claim what a successful fetch tells about the feed, under its new URL if it moved."""
+        changes.update(
+            last_checked_at=self.now,
+            last_success_at=self.now,
+            last_error="",
+            error_count=0,
+            **validators(fetched),
+        )
+        new_url = fetched.permanent_url
+        if not new_url or new_url == self.feed.url or len(new_url) > URL_MAX_LENGTH:
+            self.claim(**changes)
+            return
         old_url = self.feed.url
         try:
             with transaction.atomic():
                 self.claim(url=new_url, **changes)
-        except IntegrityError:  # two feeds cannot share a URL: keep ours
+        except IntegrityError:  # another feed took the URL since moved_to_another_feed looked
             logger.warning("feed %s moved permanently to %s, already a feed", old_url, new_url)
             self.claim(**changes)
         else:
@@ -221,7 +235,7 @@ class Importer:
             imported_at=self.now,
         )
 
-    def failed(self, error, *, transient=False, retry_after=None, gone=False, status=None):
+    def failed(self, error, *, transient=False, retry_after=None, deactivate=False, status=None):
         """Record a failed attempt on the feed (backing off) and in the run."""
         feed, run = self.feed, self.run
         counted = 0 if self.retry and feed.error_count else 1
@@ -236,7 +250,7 @@ class Importer:
             "error_count": F("error_count") + counted,
             "next_check_at": self.next_check(retry_after=retry_after, errors=errors),
         }
-        if gone:
+        if deactivate:
             changes["is_active"] = False
         self.claim(**changes)
         feed.error_count = errors
@@ -253,7 +267,8 @@ class Importer:
             delay = timedelta(seconds=settings.DJANGOFEEDS_REFRESH_INTERVAL)
         for seconds in (max_age, retry_after, ttl_minutes and ttl_minutes * 60):
             if seconds:
-                delay = max(delay, timedelta(seconds=seconds))
+                # Capped first: a server's 10**15 seconds must not overflow timedelta.
+                delay = max(delay, timedelta(seconds=min(seconds, BACKOFF_CAP.total_seconds())))
         return self.now + min(delay, BACKOFF_CAP)
 
 
@@ -267,11 +282,21 @@ def backoff(errors):
     )
 
 
-def validators(fetched, feed):
-    """The conditional-GET validators to keep: the server's new ones, or the old ones."""
+def validators(fetched):
+    """The conditional-GET validators to keep.
+
+    A 200 replaces them (a server that stopped sending an ETag must not be
+    asked with the old one); a 304 may update them, and keeps the others.
+    """
+    names = {"etag": ("etag", 500), "last_modified": ("last-modified", 100)}
+    if fetched.not_modified:
+        return {
+            field: fetched.headers[header][:limit]
+            for field, (header, limit) in names.items()
+            if header in fetched.headers
+        }
     return {
-        "etag": fetched.headers.get("etag", feed.etag)[:500],
-        "last_modified": fetched.headers.get("last-modified", feed.last_modified)[:100],
+        field: fetched.headers.get(header, "")[:limit] for field, (header, limit) in names.items()
     }
 
 

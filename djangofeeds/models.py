@@ -1,5 +1,6 @@
 """Feeds, their posts, and a record of every import attempt."""
 
+from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import F
 from django.urls import reverse
@@ -32,6 +33,15 @@ class InvalidFeedURL(ValueError):
     """A URL that can never be fetched (see ``djangofeeds.fetch.url_problem``)."""
 
 
+def validate_fetchable(url):
+    """Refuse a URL the importer could never fetch; the admin's feed form shows why."""
+    from djangofeeds.fetch import url_problem
+
+    problem = url_problem(url)
+    if problem:
+        raise ValidationError(problem)
+
+
 class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
     def subscribe(self, url, *, title="", link=""):
         """Add the feed at ``url`` unless it exists; return ``(feed, created)``.
@@ -39,12 +49,15 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         Raises ``InvalidFeedURL`` for a URL that could never be fetched.
         """
         from djangofeeds.fetch import url_problem
+        from djangofeeds.parse import web_link
 
         url = url.strip()
         problem = url_problem(url)
         if problem:
             raise InvalidFeedURL(problem)
-        return self.get_or_create(url=url, defaults={"title": title[:500], "link": link[:2000]})
+        # An OPML htmlUrl is shown as a link on the feed's page: http(s) only.
+        defaults = {"title": title[:500], "link": web_link(link)}
+        return self.get_or_create(url=url, defaults=defaults)
 
     def import_feed(self, url, **options):
         """Fetch, parse and store the feed at ``url``; return the ``Feed``.
@@ -73,7 +86,7 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
 
 
 class Feed(models.Model):
-    url = models.URLField("URL", max_length=2000, unique=True)
+    url = models.URLField("URL", max_length=2000, unique=True, validators=[validate_fetchable])
     title = models.CharField(max_length=500, blank=True)
     link = models.URLField(max_length=2000, blank=True)
     description = models.TextField(blank=True)
@@ -135,7 +148,9 @@ class Post(models.Model):
     objects = PostQuerySet.as_manager()
 
     class Meta:
-        ordering = ["-published_at", "-id"]
+        # Undated posts last, on every database (PostgreSQL puts NULLs first when
+        # descending): a feed without dates must not hold the top of /feeds/.
+        ordering = [F("published_at").desc(nulls_last=True), "-id"]
         constraints = [
             models.UniqueConstraint(fields=["feed", "guid_hash"], name="post_unique_guid_per_feed")
         ]

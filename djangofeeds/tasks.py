@@ -125,7 +125,6 @@ class ImportFeedTask(Task):
 )
 def import_feed(self, feed_url):
     """Import one feed unless another worker is importing it; return a JSON summary."""
-    clear_queued(feed_url)
     last_attempt = self.request.retries >= self.max_retries
 
     def report(current, total):
@@ -172,6 +171,10 @@ def import_feed(self, feed_url):
             "updated": 0,
             "error": error,
         }
+    finally:
+        # Cleared when the import is over, not when it starts: a running feed
+        # is still due, and refresh_feeds must not queue it again meanwhile.
+        clear_queued(feed_url)
 
     if result.outcome == Outcome.FAILED and result.transient and not last_attempt:
         if result.retry_after and result.retry_after > RETRY_BACKOFF_MAX:

@@ -148,6 +148,25 @@ def test_posts_and_import_runs_are_read_only(admin_client):
         assert detail.status_code == 200 and not detail.context["has_change_permission"]
 
 
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        (
+            "http://user:secret@example.com/feed",
+            "URLs with a user name or password are not fetched",
+        ),
+        ("ftp://example.com/feed", "only http and https URLs can be fetched"),
+    ],
+)
+def test_feed_add_form_refuses_urls_that_cannot_be_fetched(admin_client, url, problem):
+    response = admin_client.post(
+        reverse("admin:djangofeeds_feed_add"), {"url": url, "is_active": "on"}
+    )
+
+    assert response.status_code == 200 and problem in response.text
+    assert not Feed.objects.exists()
+
+
 def test_feed_change_page_opens(admin_client):
     feed = FeedFactory()
 

@@ -132,6 +132,7 @@ OPML = b"""<?xml version="1.0" encoding="utf-8"?>
     </outline>
     <outline text="Again" type="rss" xmlUrl="http://celery.example/feed"/>
     <outline text="Known" type="rss" xmlUrl="http://known.example/feed"/>
+    <outline text="Sly" type="rss" xmlUrl="http://sly.example/feed" htmlUrl="javascript:alert(2)"/>
     <outline text="Bad" type="rss" xmlUrl="javascript:alert(1)"/>
     <outline text="Private" type="rss" xmlUrl="http://10.0.0.1/feed"/>
   </body>
@@ -147,11 +148,12 @@ def test_opml_import_reads_nested_outlines_and_reports(tmp_path, settings):
 
     out, err = run("opml_import", str(path))
 
-    assert "6 feeds in the file: 2 added, 2 skipped, 2 invalid" in out
+    assert "7 feeds in the file: 3 added, 2 skipped, 2 invalid" in out
     assert "invalid: javascript:alert(1)" in err and "invalid: http://10.0.0.1/feed" in err
     celery = Feed.objects.get(url="http://celery.example/feed")
     assert (celery.title, celery.link) == ("Celery blog", "http://celery.example/")
     assert Feed.objects.filter(url="http://django.example/rss").exists()
+    assert Feed.objects.get(url="http://sly.example/feed").link == ""  # no javascript: link
 
 
 def test_opml_import_refuses_entity_tricks(tmp_path):

@@ -155,6 +155,24 @@ def test_import_feed_task_reports_progress(feed_server, monkeypatch):
     assert states == [("PROGRESS", 100, 150), ("PROGRESS", 150, 150)]
 
 
+def test_import_feed_task_keeps_the_feed_marked_queued_until_it_is_done(
+    feed_server, monkeypatch, purge_queues
+):
+    """While an import runs its feed is still "queued": refresh_feeds does not send it again."""
+    url = feed_server.serve("/q.xml", rss(numbered_items(150)))
+    Feed.objects.create(url=url)
+    assert tasks.mark_queued(url)  # as refresh_feeds or "Import now" do
+    queued_while_running = []
+    monkeypatch.setattr(
+        import_feed, "update_state", lambda **kwargs: queued_while_running.append(refresh_feeds())
+    )
+
+    import_feed.apply(args=[url], task_id="q-1").get()
+
+    assert queued_while_running == [{"queued": 0}, {"queued": 0}]  # one per batch
+    assert tasks.mark_queued(url)  # cleared once it was done
+
+
 def test_import_feed_task_records_unexpected_errors_on_the_feed(feed_server, monkeypatch):
     url = feed_server.serve("/t.xml", rss(numbered_items(1)))
 

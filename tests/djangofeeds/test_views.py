@@ -22,6 +22,17 @@ def test_post_list_shows_posts_of_active_feeds_only(client):
     assert "Hidden post" not in response.text
 
 
+def test_post_list_puts_undated_posts_last(client):
+    """A feed without dates cannot hold the top of the page (PostgreSQL sorts NULL first)."""
+    feed = FeedFactory()
+    PostFactory(feed=feed, title="Undated post", published_at=None)
+    PostFactory(feed=feed, title="Dated post")
+
+    titles = [post.title for post in client.get("/feeds/").context["page"]]
+
+    assert titles == ["Dated post", "Undated post"]
+
+
 def test_post_list_is_paginated(client):
     feed = FeedFactory()
     PostFactory.create_batch(30, feed=feed)
