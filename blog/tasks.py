@@ -9,6 +9,7 @@ from celery import shared_task
 from celery.signals import worker_process_init
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from blog import moderation, spam
@@ -98,23 +99,25 @@ def spam_filter(self, comment_id, remote_addr=None):
     if verdict is REFUSED:
         return None
     status, label = VERDICTS[verdict]
-    now = timezone.now()
-    updated = (
-        Comment.objects.pending()
-        .filter(pk=comment.pk)
-        .update(
-            status=status,
-            is_blatant=verdict == CheckResponse.DISCARD,
-            spam_checked_at=now,
-            akismet_payload=payload,
-        )
-    )
-    if not updated:
-        return Comment.objects.filter(pk=comment.pk, status=Status.SPAM).exists()
     detail = f"{backend}: {label}"
     if backend == "local" and verdict != CheckResponse.HAM:
         detail += " (" + ", ".join(spam.local_reasons(payload, comment.pk)) + ")"
-    CommentEvent.objects.create(comment_id=comment.pk, kind=Kind.CHECKED, detail=detail)
+    # The verdict and its history line commit together, or not at all.
+    with transaction.atomic():
+        updated = (
+            Comment.objects.pending()
+            .filter(pk=comment.pk)
+            .update(
+                status=status,
+                is_blatant=verdict == CheckResponse.DISCARD,
+                spam_checked_at=timezone.now(),
+                akismet_payload=payload,
+            )
+        )
+        if updated:
+            CommentEvent.objects.create(comment_id=comment.pk, kind=Kind.CHECKED, detail=detail)
+    if not updated:
+        return Comment.objects.filter(pk=comment.pk, status=Status.SPAM).exists()
     if verdict == CheckResponse.DISCARD and settings.BLOG_SPAM_DELETE_BLATANT:
         logger.info("comment %s is blatant spam: deleted", comment.pk)
         Comment.objects.filter(pk=comment.pk).delete()

@@ -82,7 +82,11 @@ def over_rate_limit(ip):
     slots = [f"{window}:{number}" for number in range(limit)]
     try:
         taken = cache.get_many(slots)
-        return not any(cache.add(slot, 1, timeout=120) for slot in slots if slot not in taken)
+        if any(cache.add(slot, 1, timeout=120) for slot in slots if slot not in taken):
+            return False
+        # Every slot looked taken. Read them back: a memcached server that
+        # pymemcache has marked dead answers add with False and get_many with {}.
+        return len(cache.get_many(slots)) >= limit
     except Exception:
         # An unreachable cache must not stop people from commenting.
         return False

@@ -94,7 +94,7 @@ def test_akismet_timeout_is_a_request_error(akismet_settings, akismet):
     started = time.monotonic()
     with pytest.raises(RequestError, match="timed out"):
         spam.check(payload())
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 2.5  # the stand-in would answer after 3 s
 
 
 def test_akismet_off_protocol_answer_is_a_protocol_error(akismet_settings, akismet):
@@ -115,7 +115,8 @@ def test_invalid_key_is_recorded_for_healthz_and_not_asked_again(akismet_setting
     assert akismet.calls("comment-check") == []
     assert spam.is_misconfigured()
     response = client.get("/healthz")
-    assert response.status_code == 503
+    # Degraded, not down: the site works, comments wait.
+    assert (response.status_code, response.json()["status"]) == (200, "degraded")
     assert response.json()["failed"] == ["spam"]
     assert response.json()["checks"]["spam"]["error"] == "SpamServiceMisconfigured"
     # Another key in the settings (the operator fixed it) is not reported as broken...

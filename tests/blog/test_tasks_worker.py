@@ -110,13 +110,14 @@ def test_akismet_down_leaves_pending_then_sweeper_publishes(client, spam_worker,
 
 
 def test_broker_down_at_post_time(client, private_broker, akismet, worker_factory):
-    """With the broker stopped the POST still answers 303 in under a second and the comment
-    stays pending; after the broker returns, the sweeper has it published."""
+    """With the broker stopped the POST still answers 303 in about a second (the dispatch
+    gives up after ~0.3 s; the bound leaves room for a loaded machine) and the comment stays
+    pending; after the broker returns, the sweeper has it published."""
     private_broker.stop()
     entry = EntryFactory()
     started = time.monotonic()
     comment = post(client, entry)
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 2
     assert comment.status == "pending"
     private_broker.start()
     worker_factory(queues=["spam"], concurrency=1, env=worker_env(akismet) | {
@@ -147,9 +148,8 @@ def test_invalid_key_leaves_pending_without_a_retry_storm(
     assert akismet.calls("comment-check") == []
     assert "ERROR" in worker.output and "Akismet refused the configuration" in worker.output
     assert "Retry in" not in worker.output
-    response = client.get("/healthz")
-    assert response.status_code == 503
-    assert response.json()["failed"] == ["spam"]
+    body = client.get("/healthz").json()  # what the workers recorded, read by the web
+    assert (body["status"], body["failed"]) == ("degraded", ["spam"])
 
 
 def test_moderator_feedback_sends_the_stored_payload(client, admin_client, spam_worker, akismet):

@@ -169,10 +169,12 @@ def test_add_comment_with_honeypot_filled_is_400_and_stores_nothing(
     assert callbacks == []
 
 
-def test_add_comment_is_rate_limited_per_ip(client, settings):
+def test_add_comment_is_rate_limited_per_ip(client, settings, monkeypatch):
     """Past the per-minute limit an IP gets 429 with a message; another IP still posts."""
     settings.BLOG_COMMENTS_PER_MINUTE = 2
     entry = EntryFactory()
+    moment = timezone.now()  # one clock minute for the whole test: no rollover mid-way
+    monkeypatch.setattr(timezone, "now", lambda: moment)
     ip = f"198.51.100.{uuid.uuid4().int % 250 + 1}"  # fresh counters in a shared cache
     other_ip = "2001:db8::" + uuid.uuid4().hex[:4]
     assert post_comment(client, entry, REMOTE_ADDR=ip).status_code == 303
@@ -182,6 +184,20 @@ def test_add_comment_is_rate_limited_per_ip(client, settings):
     assert "commenting too fast" in response.content.decode()
     assert post_comment(client, entry, REMOTE_ADDR=other_ip).status_code == 303
     assert Comment.objects.count() == 3
+
+
+def test_add_comment_rate_limit_lets_visitors_through_when_memcached_is_down(
+    client, settings, memcached_cache
+):
+    """A cache that cannot count must not refuse comments (pymemcache answers add with False)."""
+    settings.BLOG_COMMENTS_PER_MINUTE = 2
+    entry = EntryFactory()
+    memcached_cache.stop()
+
+    codes = [post_comment(client, entry, REMOTE_ADDR="198.51.100.7").status_code for _ in range(6)]
+
+    assert codes == [303] * 6
+    assert Comment.objects.count() == 6
 
 
 def test_add_comment_takes_ip_from_x_forwarded_for_only_when_trusted(client, settings):
@@ -255,7 +271,9 @@ def test_invalid_form_redisplays_input_escaped(client):
     entry = EntryFactory()
     response = post_comment(client, entry, {"name": XSS, "email_address": "bad", "comment": XSS})
     assert response.status_code == 400
-    assert "<script>alert" not in response.content.decode()
+    text = response.content.decode()
+    assert "<script>alert" not in text
+    assert text.count("&lt;script&gt;alert") == 2  # both fields shown back, escaped
 
 
 def test_feed_lists_published_entries_escaped(client):

@@ -53,7 +53,7 @@ def test_worker_killed_mid_import_then_next_import_succeeds(
     feed_server, memcached_cache, worker_factory
 ):
     """SIGKILL during an import: the lock outlives the worker until it expires, then all is well."""
-    expire = 8
+    expire = 12  # room for the second worker to start and skip while the dead one's lease holds
     url = feed_server.serve("/crash.xml", rss(numbered_items(20)), delay=2)
     doomed = feeds_worker(worker_factory, memcached_cache, DJANGOFEEDS_LOCK_EXPIRE=str(expire))
     import_feed.delay(url)

@@ -4,6 +4,7 @@ misbehaving. Every comment is kept and, in effect, checked exactly once."""
 import pytest
 from django.core.management import call_command
 
+from blog import spam
 from blog.models import Comment
 from blog.tasks import spam_filter
 from tests.blog.helpers import FAST_RETRIES, wait_until, worker_env
@@ -61,32 +62,53 @@ def test_worker_sigkilled_during_spam_filter(client, akismet, worker_factory):
 
 
 @pytest.mark.parametrize(
-    ("fault", "recovers", "requests"),
-    [("garbage", False, 3), ("500s", True, 4), ("slow", False, 3), ("invalid-key", False, 1)],
+    ("fault", "detail", "verifies", "checks"),
+    [
+        ("garbage", "ProtocolError", 0, 3),
+        ("500s", None, 0, 3),
+        ("slow", "RequestError", 0, 3),
+        ("revoked-key", "Akismet refused the key", 0, 1),
+        ("invalid-key", "Akismet refused the key", 1, 0),
+    ],
 )
 def test_akismet_returning_garbage_500s_slow_answers_and_invalid_for_the_key(
-    akismet_settings, akismet, forget_refused_key, fault, recovers, requests
+    akismet_settings, akismet, forget_refused_key, fault, detail, verifies, checks
 ):
     """Each fault is retried (a refused key is not: only an operator can fix it); what cannot
     be checked stays pending with a "check_failed" event, and is never published.
 
-    ``requests``: what reached the stand-in (the key is verified before the first check).
+    The key is verified by a first, clean check, as a running worker has done; then the
+    fault hits comment-check itself (``checks``: how often it was asked). "invalid-key" is
+    a process started with a key Akismet refuses: its verify-key is all that is sent.
     """
+    first = CommentFactory()
+    spam_filter.apply(kwargs={"comment_id": first.pk})
+    first.refresh_from_db()
+    assert first.status == "published" and len(akismet.calls("verify-key")) == 1
+    akismet.reset()
     if fault == "garbage":
         akismet.garbage = True
     elif fault == "500s":
         akismet.fail_next(FAST_RETRIES["BLOG_SPAM_MAX_RETRIES"], 500)  # every try but the last
     elif fault == "slow":
         akismet.hang, akismet.hang_seconds = True, FAST_RETRIES["BLOG_AKISMET_TIMEOUT"] + 1
+    elif fault == "revoked-key":
+        akismet.keys.clear()
     else:
         akismet_settings.AKISMET_API_KEY = "revoked-key"
+        spam.reset_client()
     comment = CommentFactory()
 
     spam_filter.apply(kwargs={"comment_id": comment.pk})
 
     comment.refresh_from_db()
-    if recovers:
-        assert comment.status == "published" and kinds(comment) == ["checked"]
+    events = list(comment.events.values_list("kind", "detail"))
+    if detail is None:
+        assert comment.status == "published" and events == [("checked", "akismet: ham")]
     else:
-        assert comment.status == "pending" and kinds(comment) == ["check_failed"]
-    assert len(akismet.requests) == requests
+        assert comment.status == "pending" and comment.spam_checked_at is None
+        [(kind, text)] = events
+        assert kind == "check_failed" and detail in text, text
+    assert len(akismet.calls("verify-key")) == verifies
+    assert len(akismet.calls("comment-check")) == checks
+    assert len(akismet.requests) == verifies + checks

@@ -3,10 +3,17 @@
 import pytest
 
 from djangofeeds import fetch
+from tests.blog.conftest import private_broker  # noqa: F401  (a fixture, found by name)
 
 
 @pytest.fixture
 def public_loopback(settings, monkeypatch):
-    """Private addresses refused, except 127.0.0.1, which stands in for a public server."""
+    """Private addresses refused, except 127.0.0.1, which stands in for a public server.
+
+    Every other address is still judged by the real ``is_public``.
+    """
     settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = False
-    monkeypatch.setattr(fetch, "is_public", lambda address: address == "127.0.0.1")
+    real_is_public = fetch.is_public
+    monkeypatch.setattr(
+        fetch, "is_public", lambda address: address == "127.0.0.1" or real_is_public(address)
+    )

@@ -121,7 +121,7 @@ def test_a_server_that_trickles_one_byte_per_second(feed_server, settings, head)
 
     refused(url, "gave up after 3s: the server is too slow", transient=True)
 
-    assert time.monotonic() - started < 4.5
+    assert time.monotonic() - started < 6  # twice the deadline; the whole answer takes minutes
 
 
 def test_slow_redirect_hops_share_the_deadline(feed_server, settings):
@@ -134,7 +134,8 @@ def test_slow_redirect_hops_share_the_deadline(feed_server, settings):
 
     refused(feed_server.url("/slow0"), "gave up after 3s", transient=True)
 
-    assert time.monotonic() - started < 4.5 and feed_server.hits("/slow10") == 0
+    # Under twice the 3 s deadline, well short of the 8 s that the ten hops take.
+    assert time.monotonic() - started < 5.5 and feed_server.hits("/slow10") == 0
 
 
 def test_slow_dns_counts_against_the_deadline(settings, monkeypatch):
@@ -179,18 +180,30 @@ def test_more_than_10_redirects(feed_server):
 
 
 @pytest.mark.parametrize(
-    ("target", "reason"),
+    ("target", "address", "reason"),
     [
-        ("http://127.0.0.2:{port}/inside.xml", "non-public address (127.0.0.2)"),
-        ("http://[::1]:{port}/inside.xml", "non-public address (::1)"),
-        ("http://169.254.169.254/latest/meta-data/", "non-public address (169.254.169.254)"),
-        ("http://0x7f.0.0.2:{port}/inside.xml", "non-public address (127.0.0.2)"),
-        ("file:///etc/passwd", "only http and https URLs can be fetched, not 'file'"),
+        ("http://127.0.0.2:{port}/inside.xml", "127.0.0.2", "non-public address (127.0.0.2)"),
+        ("http://[::1]:{port}/inside.xml", "::1", "non-public address (::1)"),
+        (
+            "http://169.254.169.254/latest/meta-data/",
+            "169.254.169.254",
+            "non-public address (169.254.169.254)",
+        ),
+        ("http://0x7f.0.0.2:{port}/inside.xml", "127.0.0.2", "non-public address (127.0.0.2)"),
+        ("file:///etc/passwd", None, "only http and https URLs can be fetched, not 'file'"),
     ],
     ids=["loopback", "ipv6-loopback", "cloud-metadata", "hex-ip", "file"],
 )
-def test_a_redirect_to_a_private_address_and_to_file(feed_server, public_loopback, target, reason):
-    """Every hop is checked before it is fetched; the refusal names the hop."""
+def test_a_redirect_to_a_private_address_and_to_file(
+    feed_server, public_loopback, target, address, reason
+):
+    """Every hop is checked before it is fetched; the refusal names the hop.
+
+    Only the feed server's own 127.0.0.1 passes for public: each target is judged by the
+    real ``is_public``.
+    """
+    if address is not None:
+        assert fetch.is_public(address) is False
     url = feed_server.redirect("/out.xml", target.format(port=feed_server.port), status=302)
 
     run = refused(url, reason)
