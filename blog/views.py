@@ -55,10 +55,17 @@ def client_ip(request):
     """
     forwarded = request.headers.get("X-Forwarded-For", "")
     if settings.BLOG_TRUST_X_FORWARDED_FOR and forwarded.strip():
-        with contextlib.suppress(ValueError):
-            return str(ipaddress.ip_address(forwarded.split(",")[-1].strip()))
+        address = plain_ip(forwarded.split(",")[-1])
+        if address:
+            return address
+    return plain_ip(request.META.get("REMOTE_ADDR", ""))
+
+
+def plain_ip(text):
+    """``text`` as an IP address without an IPv6 zone ("fe80::1%eth0"), or None."""
     with contextlib.suppress(ValueError):
-        return str(ipaddress.ip_address(request.META.get("REMOTE_ADDR", "")))
+        # The zone means nothing off the host, and an inet column refuses it.
+        return str(ipaddress.ip_address(text.strip().partition("%")[0]))
     return None
 
 

@@ -141,22 +141,24 @@ def test_slow_redirect_hops_share_the_deadline(feed_server, settings):
 def test_slow_dns_counts_against_the_deadline(settings, monkeypatch):
     """A resolver that hangs is given the timeout, not forever.
 
-    No slow DNS server can be set up here, so getaddrinfo stands in for one.
+    No slow DNS server can be set up here, so getaddrinfo stands in for one. It hangs
+    for 30 s (left behind in the product's daemon thread); DNS gets the 2 s timeout,
+    not the fetch's whole 6 s deadline.
     """
-    settings.DJANGOFEEDS_FETCH_TIMEOUT = 1
+    settings.DJANGOFEEDS_FETCH_TIMEOUT = 2
     real_getaddrinfo = socket.getaddrinfo
 
     def hanging_resolver(host, *args, **kwargs):
         if host == "slow-dns.test":
-            time.sleep(3)
+            time.sleep(30)
         return real_getaddrinfo(host, *args, **kwargs)
 
     monkeypatch.setattr(socket, "getaddrinfo", hanging_resolver)
     started = time.monotonic()
 
-    refused("http://slow-dns.test/feed.xml", "resolving slow-dns.test took longer", transient=True)
+    refused("http://slow-dns.test/feed.xml", "slow-dns.test took longer than 2s", transient=True)
 
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 4  # twice the timeout
 
 
 def test_a_redirect_loop(feed_server):
