@@ -80,7 +80,7 @@ def over_rate_limit(ip):
     Each accepted POST claims one of the window's numbered slots with
     ``cache.add``, atomic on memcached and on the database cache alike
     (``incr`` is a get and a set on the database cache: concurrent POSTs
-    would all pass). A refused POST costs one ``get_many``.
+    would all pass). A refused POST costs two ``get_many``.
     """
     limit = settings.BLOG_COMMENTS_PER_MINUTE
     if not limit or not ip:
