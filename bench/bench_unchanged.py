@@ -19,9 +19,9 @@ def import_once(url):
     from djangofeeds.importer import import_feed
     from djangofeeds.models import Feed
 
-    fence = Feed.objects.next_fence(url)
+    fenced = Feed.objects.next_fence(url)
     with QueryCounter() as counter, Stopwatch() as watch:
-        result = import_feed(url, fence=fence)
+        result = import_feed(url, fenced=fenced)
     return {
         "ms": watch.ms,
         "queries": counter.queries,

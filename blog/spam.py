@@ -60,9 +60,15 @@ def build_payload(comment, remote_addr=None):
 
 def check(payload, comment_id=None):
     """Ask the configured backend about a payload; returns a ``CheckResponse``."""
+    return judge(payload, comment_id)[0]
+
+
+def judge(payload, comment_id=None):
+    """``check``, with the reasons the local rules found (Akismet gives none): for the history."""
     if backend_name() == "local":
-        return check_locally(payload, comment_id)
-    return _call(lambda client: client.comment_check(**payload))
+        reasons = local_reasons(payload, comment_id)
+        return (CheckResponse.SPAM if reasons else CheckResponse.HAM), ", ".join(reasons)
+    return _call(lambda client: client.comment_check(**payload)), ""
 
 
 def submit_spam(payload):
@@ -109,10 +115,6 @@ def local_reasons(payload, comment_id=None):
     if text.strip() and duplicates.exists():
         reasons.append("same text as an earlier comment")
     return reasons
-
-
-def check_locally(payload, comment_id=None):
-    return CheckResponse.SPAM if local_reasons(payload, comment_id) else CheckResponse.HAM
 
 
 # --- the Akismet client -----------------------------------------------------

@@ -93,15 +93,14 @@ def spam_filter(self, comment_id, remote_addr=None):
         return comment.status == Status.SPAM
     payload = spam.build_payload(comment, remote_addr)
     backend = spam.backend_name()
-    verdict = ask_spam_service(
-        self, comment.pk, lambda: spam.check(payload, comment_id=comment.pk), Kind.CHECK_FAILED, ""
+    answer = ask_spam_service(
+        self, comment.pk, lambda: spam.judge(payload, comment_id=comment.pk), Kind.CHECK_FAILED, ""
     )
-    if verdict is REFUSED:
+    if answer is REFUSED:
         return None
+    verdict, reasons = answer
     status, label = VERDICTS[verdict]
-    detail = f"{backend}: {label}"
-    if backend == "local" and verdict != CheckResponse.HAM:
-        detail += " (" + ", ".join(spam.local_reasons(payload, comment.pk)) + ")"
+    detail = f"{backend}: {label}" + (f" ({reasons})" if reasons else "")
     # The verdict and its history line commit together, or not at all.
     with transaction.atomic():
         updated = (

@@ -67,17 +67,26 @@ class ImportResult:
         return result
 
 
-def import_feed(url, *, fence=None, task_id="", worker="", progress=None, retry=False):
+def failed_result(url, error):
+    """The task's return value (JSON) for an import that ended without an ``ImportResult``."""
+    return {"status": Outcome.FAILED, "url": url, "created": 0, "updated": 0, "error": error}
+
+
+def import_feed(url, *, fenced=None, task_id="", worker="", progress=None, retry=False):
     """Import the feed at ``url`` (creating its ``Feed`` row); return an ``ImportResult``.
 
-    ``fence`` is the number the caller got with the feed's lock: every write is
-    conditional on it still being the newest. Feed problems (HTTP errors, bad
+    ``fenced`` is the ``Feed`` the caller got from ``Feed.objects.next_fence``
+    with the feed's lock: every write is conditional on its fencing number
+    still being the newest. Feed problems (HTTP errors, bad
     documents) are recorded and returned, not raised. ``progress(current,
     total)`` is called as posts are stored. ``retry`` marks a task's retry of
     an attempt that already counted its error: it fails without counting again,
     so one outage does not multiply the feed's backoff.
     """
-    feed, _ = Feed.objects.get_or_create(url=url)
+    if fenced is not None:
+        feed, fence = fenced, fenced.fence
+    else:
+        (feed, _), fence = Feed.objects.get_or_create(url=url), None
     run = ImportRun(
         feed=feed, task_id=task_id or "", worker=worker or "", started_at=timezone.now()
     )

@@ -25,9 +25,6 @@ class FeedQuerySet(models.QuerySet):
             models.Q(next_check_at__isnull=True) | models.Q(next_check_at__lte=now)
         )
 
-    def failing(self):
-        return self.filter(error_count__gt=0)
-
 
 class InvalidFeedURL(ValueError):
     """A URL that can never be fetched (see ``djangofeeds.fetch.url_problem``)."""
@@ -71,18 +68,19 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         return import_feed(url, **options).feed
 
     def next_fence(self, url):
-        """Create the feed if needed and return a new fencing number for it.
+        """Create the feed if needed, give it a new fencing number, and return it.
 
-        Called right after taking the feed's lock. The row lock (PostgreSQL) or
-        the immediate write transaction (SQLite) serialise this against the
-        importer's fenced writes, so a stale holder either finished before this
-        increment or sees it and is refused.
+        Called right after taking the feed's lock; ``feed.fence`` is the number
+        this holder writes with. The row lock (PostgreSQL) or the immediate
+        write transaction (SQLite) serialise this against the importer's fenced
+        writes, so a stale holder either finished before this increment or sees
+        it and is refused.
         """
         with transaction.atomic():
-            feed, _ = self.get_or_create(url=url)
-            feed = self.select_for_update().only("pk", "fence").get(pk=feed.pk)
+            feed, _ = self.select_for_update().get_or_create(url=url)
             self.filter(pk=feed.pk).update(fence=F("fence") + 1)
-        return feed.fence + 1
+        feed.fence += 1
+        return feed
 
 
 class Feed(models.Model):

@@ -9,8 +9,8 @@ from django.conf import settings
 from django.core.cache import caches
 from django.utils import timezone
 
+from djangofeeds.importer import failed_result, record_attempt, record_crash
 from djangofeeds.importer import import_feed as run_importer
-from djangofeeds.importer import record_attempt, record_crash
 from djangofeeds.locks import CacheLock, LockUnavailable, backend_for
 from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
 
@@ -90,9 +90,9 @@ def run_import(url, *, task_name, task_id="", worker="", progress=None, retry=Fa
         return record_attempt(url, Outcome.SKIPPED, task_id=task_id, worker=worker)
     try:
         with lock.keep_alive():
-            fence = Feed.objects.next_fence(url)
+            feed = Feed.objects.next_fence(url)
             return run_importer(
-                url, fence=fence, task_id=task_id, worker=worker, progress=progress, retry=retry
+                url, fenced=feed, task_id=task_id, worker=worker, progress=progress, retry=retry
             )
     finally:
         lock.release()
@@ -153,24 +153,12 @@ def import_feed(self, feed_url):
             worker=self.request.hostname,
         )
         if last_attempt:
-            return {
-                "status": Outcome.FAILED,
-                "url": feed_url,
-                "created": 0,
-                "updated": 0,
-                "error": str(exc),
-            }
+            return failed_result(feed_url, str(exc))
         raise
     except SoftTimeLimitExceeded:
         error = f"import took longer than {self.soft_time_limit}s and was stopped"
         record_crash(feed_url, error, task_id=self.request.id, worker=self.request.hostname)
-        return {
-            "status": Outcome.FAILED,
-            "url": feed_url,
-            "created": 0,
-            "updated": 0,
-            "error": error,
-        }
+        return failed_result(feed_url, error)
     finally:
         # Cleared when the import is over, not when it starts: a running feed
         # is still due, and refresh_feeds must not queue it again meanwhile.

@@ -474,7 +474,7 @@ def test_import_feed_stale_fence_writes_nothing(feed_server):
     stale = Feed.objects.next_fence(url)
     Feed.objects.next_fence(url)  # a newer holder took over
 
-    result = import_feed(url, fence=stale)
+    result = import_feed(url, fenced=stale)
 
     assert result.outcome == Outcome.FAILED and "newer import" in result.run.error
     assert Post.objects.count() == 0
@@ -483,9 +483,9 @@ def test_import_feed_stale_fence_writes_nothing(feed_server):
 
 def test_import_feed_current_fence_imports(feed_server):
     url = feed_server.serve("/fenced.xml", rss(numbered_items(3)))
-    fence = Feed.objects.next_fence(url)
+    fenced = Feed.objects.next_fence(url)
 
-    result = import_feed(url, fence=fence, task_id="t-1", worker="w@host")
+    result = import_feed(url, fenced=fenced, task_id="t-1", worker="w@host")
 
     assert result.run.created == 3
     assert (result.run.task_id, result.run.worker) == ("t-1", "w@host")

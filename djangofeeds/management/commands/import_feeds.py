@@ -4,6 +4,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
+from djangofeeds.importer import failed_result
 from djangofeeds.locks import LockUnavailable
 from djangofeeds.models import Feed, Outcome
 from djangofeeds.tasks import enqueue_imports, import_feed, run_import
@@ -67,13 +68,7 @@ class Command(BaseCommand):
             try:
                 result = run_import(url, task_name=import_feed.name, worker="manage.py").as_dict()
             except LockUnavailable as exc:
-                result = {
-                    "status": Outcome.FAILED,
-                    "url": url,
-                    "created": 0,
-                    "updated": 0,
-                    "error": str(exc),
-                }
+                result = failed_result(url, str(exc))
             results.append(result)
             bar.step(f"{url} {result['status']}")
         return results
@@ -106,7 +101,7 @@ class Command(BaseCommand):
         if async_result.successful():
             return async_result.result
         error = f"{type(async_result.result).__name__}: {async_result.result}"
-        return {"status": Outcome.FAILED, "url": url, "created": 0, "updated": 0, "error": error}
+        return failed_result(url, error)
 
     def print_table(self, results):
         if self.verbosity == 0 or not results:
