@@ -25,10 +25,10 @@ from bench.harness import (
     task_times,
 )
 from bench.report import Report
-from tests.blog.helpers import wait_until
 from tests.support.akismet_server import AkismetStandIn
 from tests.support.processes import WatchedProcess
 from tests.support.services import free_port
+from tests.support.waiting import wait_until
 
 POSTS = 500
 CLIENTS = 2

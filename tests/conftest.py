@@ -8,7 +8,10 @@ import pytest
 import redis
 from django.conf import settings
 
+from blog import spam
 from project.celery import app as celery_app
+from tests.blog.helpers import FAST_RETRIES, KEY
+from tests.support.akismet_server import AkismetStandIn
 from tests.support.feed_server import FeedServer
 from tests.support.services import Memcached, Redis
 from tests.support.workers import WorkerProcess
@@ -100,17 +103,60 @@ def use_broker():
     # broker_write_url, not broker_url: Celery reads CELERY_BROKER_URL from the
     # environment before its own setting, so only this one can be overridden.
     original = celery_app.conf.get("broker_write_url")
+    options = celery_app.conf.broker_transport_options
+    yield lambda url: switch_broker(url, options)
+    switch_broker(original, options)
 
-    def use(url):
-        celery_app.conf.broker_write_url = url
-        forget_connections()
 
-    def forget_connections():
-        # .delay() publishes through pools made for the old URL (kombu keeps
-        # one pool per URL, so the old ones stay usable for later tests).
-        celery_app._pool = None
-        celery_app.amqp._producer_pool = None
+def switch_broker(url, transport_options):
+    """Publish from this process to ``url`` from now on."""
+    celery_app.conf.broker_write_url = url
+    celery_app.conf.broker_transport_options = transport_options
+    # Drop the cached connection and producer pools: the next publish connects anew.
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
 
-    yield use
-    celery_app.conf.broker_write_url = original
-    forget_connections()
+
+@pytest.fixture
+def private_broker(redis_server):
+    """A Redis of this test's own, that it may stop: this process publishes there."""
+    original = (celery_app.conf.get("broker_write_url"), celery_app.conf.broker_transport_options)
+    # The same key prefix as tests/settings.py gives a worker on a Redis broker.
+    options = {
+        "socket_connect_timeout": 1,
+        "socket_timeout": 5,
+        "global_keyprefix": f"{settings.VAR_DIR.name}:",
+    }
+    switch_broker(redis_server.url, options)
+    yield redis_server
+    switch_broker(*original)
+
+
+@pytest.fixture(scope="package")
+def akismet_server():
+    """The Akismet stand-in on loopback, shared by the blog, browser and fault tests."""
+    server = AkismetStandIn(keys=[KEY]).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def akismet(akismet_server):
+    """The package's stand-in, with its log cleared and every fault off."""
+    akismet_server.reset()
+    if akismet_server._server is None:  # a test stopped it and failed before restarting it
+        akismet_server.start()
+    yield akismet_server
+    akismet_server.reset()
+
+
+@pytest.fixture
+def akismet_settings(settings, akismet):
+    """This process's settings pointed at the stand-in, as the workers' are."""
+    settings.AKISMET_API_KEY = KEY
+    settings.AKISMET_API_URL = akismet.url
+    for name, value in FAST_RETRIES.items():
+        setattr(settings, name, value)
+    spam.reset_client()
+    yield settings
+    spam.reset_client()

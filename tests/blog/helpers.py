@@ -1,9 +1,7 @@
-"""Helpers of the blog's tests: the stand-in's key, worker settings, polling."""
-
-import time
+"""Helpers of the blog's tests: the stand-in's key and worker settings."""
 
 KEY = "test-key"
-# As in tests/blog/worker_settings.py, for tasks run in this process.
+# Retries in seconds, for tasks run in this process and in workers (worker_settings.py).
 FAST_RETRIES = {
     "BLOG_SPAM_RETRY_BACKOFF": 1,
     "BLOG_SPAM_RETRY_BACKOFF_MAX": 2,
@@ -20,13 +18,3 @@ def worker_env(stand_in, key=KEY, **extra):
         "AKISMET_API_URL": stand_in.url,
         **extra,
     }
-
-
-def wait_until(condition, timeout=30, interval=0.1, message="condition"):
-    """Poll until condition() is true; fail after timeout seconds."""
-    deadline = time.monotonic() + timeout
-    while not (result := condition()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{message} not reached after {timeout}s")
-        time.sleep(interval)
-    return result

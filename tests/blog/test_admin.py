@@ -10,8 +10,13 @@ from django.utils import timezone
 
 from blog.models import Comment, CommentEvent
 from tests.factories import CommentFactory, EntryFactory
+from tests.support.admin import messages_of, run_action
 
 pytestmark = pytest.mark.django_db
+
+
+def act(admin_client, action, comments):
+    return run_action(admin_client, "/admin/blog/comment/", action, comments)
 
 
 def test_entry_changelist_filters_and_searches(admin_client):
@@ -37,18 +42,6 @@ def test_entry_add_form_prepopulates_slug(admin_client):
 
 
 # --- comments -----------------------------------------------------------------
-
-
-def messages_of(response):
-    return [str(message) for message in response.context["messages"]]
-
-
-def act(admin_client, action, comments):
-    return admin_client.post(
-        "/admin/blog/comment/",
-        {"action": action, "_selected_action": [c.pk for c in comments]},
-        follow=True,
-    )
 
 
 def test_comment_changelist_filters_and_searches(admin_client):

@@ -8,9 +8,10 @@ from django.utils import timezone
 
 from blog.models import Comment
 from blog.tasks import recheck_pending_comments
-from tests.blog.helpers import wait_until, worker_env
+from tests.blog.helpers import worker_env
 from tests.factories import EntryFactory
 from tests.support.akismet_server import DISCARD_AUTHOR, SPAM_AUTHOR
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

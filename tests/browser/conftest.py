@@ -18,9 +18,8 @@ os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
-from tests.blog.helpers import KEY, worker_env
+from tests.blog.helpers import worker_env
 from tests.browser.helpers import PASSWORD
-from tests.support.akismet_server import AkismetStandIn
 from tests.support.workers import WorkerProcess
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -81,25 +80,10 @@ def page(request, browser, live_server):
 
 
 @pytest.fixture(scope="package")
-def akismet_stand_in():
-    server = AkismetStandIn(keys=[KEY]).start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def akismet(akismet_stand_in):
-    """The stand-in with its log cleared."""
-    akismet_stand_in.reset()
-    yield akismet_stand_in
-    akismet_stand_in.reset()
-
-
-@pytest.fixture(scope="package")
-def worker(akismet_stand_in, django_db_setup, django_db_blocker):
+def worker(akismet_server, django_db_setup, django_db_blocker):
     """A worker on every queue (spam checks, feed imports) that asks the Akismet stand-in."""
     with django_db_blocker.unblock():
-        process = WorkerProcess(env=worker_env(akismet_stand_in)).start()
+        process = WorkerProcess(env=worker_env(akismet_server)).start()
     yield process
     assert process.stop() == 0, process.log_tail()
 

@@ -2,19 +2,26 @@
 
 import collections
 import io
+import os
+import signal
+import subprocess
+import sys
 import time
 
 import psycopg
 import pytest
 from celery import group
+from django.conf import settings
 from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.db import connection
 
 from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
 from djangofeeds.parse import sha256
-from djangofeeds.tasks import import_feed, lock_key, refresh_feeds
+from djangofeeds.tasks import import_feed, lock_key, refresh_feeds, run_import
 from tests.support.feed_server import numbered_items, rss
+from tests.support.waiting import wait_until
+from tests.support.workers import WorkerProcess
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,13 +30,6 @@ def feeds_worker(worker_factory, memcached, **env):
     return worker_factory(
         queues=["feeds"], concurrency=2, env={"MEMCACHED_LOCATION": memcached.location, **env}
     )
-
-
-def wait_until(condition, timeout, message):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, message
-        time.sleep(0.05)
 
 
 def test_concurrent_imports_of_one_feed_fetch_it_once(feed_server, memcached_cache, worker_factory):
@@ -165,3 +165,39 @@ def test_import_feeds_wait_shows_progress_a_table_and_fails_on_a_failure(
     assert table[good].split()[1:4] == ["imported", "2", "0"]
     assert "failed" in table[missing] and "404" in table[missing]
     assert {run.worker for run in ImportRun.objects.all()} != {"manage.py"}  # the workers did it
+
+
+def test_stale_lock_holder_frozen_past_its_lease_cannot_overwrite_newer_data(
+    feed_server, memcached_cache
+):
+    """A holder stopped (SIGSTOP) longer than its lease on real memcached: a second import
+    takes the lock and stores newer posts; the first, resumed, is refused by fencing."""
+    expire = 3
+    url = feed_server.serve("/stale.xml", rss(numbered_items(3, prefix="old")), delay=2)
+    env = WorkerProcess(
+        env={"MEMCACHED_LOCATION": memcached_cache.location, "DJANGOFEEDS_LOCK_EXPIRE": str(expire)}
+    ).env()
+    # `import_feeds --sync`: the task's locked path, without Celery's time limits.
+    stale = subprocess.Popen(
+        [sys.executable, "manage.py", "import_feeds", url, "--sync"],
+        cwd=settings.BASE_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        wait_until(lambda: feed_server.hits("/stale.xml") == 1, 30, "the first import never began")
+        os.kill(stale.pid, signal.SIGSTOP)  # frozen mid-fetch, its renewal thread too
+        key = lock_key(import_feed.name, url)
+        wait_until(lambda: cache.get(key) is None, expire + 5, "the frozen holder's lease held")
+
+        feed_server.serve("/stale.xml", rss(numbered_items(3, prefix="new")))
+        newer = run_import(url, task_name=import_feed.name, worker="newer")
+        assert (newer.outcome, newer.run.created) == (Outcome.IMPORTED, 3)
+    finally:
+        os.kill(stale.pid, signal.SIGCONT)
+    output, _ = stale.communicate(timeout=60)
+
+    assert stale.returncode == 1, output  # "1 of 1 imports failed"
+    refused = ImportRun.objects.get(worker="manage.py")
+    assert refused.outcome == Outcome.FAILED and "newer import" in refused.error
+    assert sorted(Post.objects.values_list("guid", flat=True)) == ["new-0", "new-1", "new-2"]
+    feed = Feed.objects.get(url=url)
+    assert (feed.fence, feed.last_status) == (2, Outcome.IMPORTED)

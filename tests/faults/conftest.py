@@ -1,14 +1,8 @@
-"""Fixtures of the fault matrix: the blog's Akismet stand-in and private broker, reused."""
+"""Fixtures of the fault matrix: many comments per test IP, and no refused key left behind."""
 
 import pytest
 
 from blog import spam
-from tests.blog.conftest import (  # noqa: F401  (fixtures, found by pytest by name)
-    akismet,
-    akismet_server,
-    akismet_settings,
-    private_broker,
-)
 
 
 @pytest.fixture

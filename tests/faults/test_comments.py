@@ -7,9 +7,10 @@ from django.core.management import call_command
 from blog import spam
 from blog.models import Comment
 from blog.tasks import spam_filter
-from tests.blog.helpers import FAST_RETRIES, wait_until, worker_env
+from tests.blog.helpers import FAST_RETRIES, worker_env
 from tests.blog.test_tasks_worker import kinds, post, settled
 from tests.factories import CommentFactory, EntryFactory
+from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("no_rate_limit")]
 
@@ -112,3 +113,24 @@ def test_akismet_returning_garbage_500s_slow_answers_and_invalid_for_the_key(
     assert len(akismet.calls("verify-key")) == verifies
     assert len(akismet.calls("comment-check")) == checks
     assert len(akismet.requests) == verifies + checks
+
+
+@pytest.mark.parametrize("fault", ["garbage", "slow"])
+def test_akismet_garbage_and_slow_answers_through_a_worker(client, akismet, worker_factory, fault):
+    """In a real worker, with its real countdowns: an off-protocol or too slow Akismet is
+    retried BLOG_SPAM_MAX_RETRIES times with backoff, then the comment stays pending."""
+    worker = worker_factory(queues=["spam"], concurrency=1, env=worker_env(akismet))
+    entry = EntryFactory()
+    settled(remark(client, entry, 1))  # the worker process has verified the key
+    if fault == "garbage":
+        akismet.garbage = True
+    else:
+        akismet.hang, akismet.hang_seconds = True, FAST_RETRIES["BLOG_AKISMET_TIMEOUT"] + 1
+
+    victim = settled(remark(client, entry, 2), timeout=60)
+
+    retries = FAST_RETRIES["BLOG_SPAM_MAX_RETRIES"]
+    assert victim.status == "pending" and kinds(victim) == ["check_failed"]
+    assert f"after {retries} retries" in victim.events.get().detail
+    assert len(akismet.calls("comment-check")) == 1 + (retries + 1)
+    assert worker.output.count(f"comment {victim.pk}: check failed (") == retries

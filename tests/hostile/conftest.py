@@ -3,7 +3,6 @@
 import pytest
 
 from djangofeeds import fetch
-from tests.blog.conftest import private_broker  # noqa: F401  (a fixture, found by name)
 
 
 @pytest.fixture
