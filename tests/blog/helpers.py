@@ -1,4 +1,7 @@
-"""Helpers of the blog's tests: the stand-in's key and worker settings."""
+"""Helpers of the blog's tests: the stand-in's key, worker settings, fresh visitor addresses."""
+
+import ipaddress
+import uuid
 
 KEY = "test-key"
 # Retries in seconds, for tasks run in this process and in workers (worker_settings.py).
@@ -18,3 +21,12 @@ def worker_env(stand_in, key=KEY, **extra):
         "AKISMET_API_URL": stand_in.url,
         **extra,
     }
+
+
+def fresh_ip():
+    """An address no other test uses (2001:db8::/32, 96 random bits).
+
+    The rate limit's counters live in the cache, which memcached keeps across
+    tests and test runs: a test that counts must not share its visitor's address.
+    """
+    return str(ipaddress.IPv6Address(0x20010DB8 << 96 | uuid.uuid4().int >> 32))

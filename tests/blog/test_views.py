@@ -3,7 +3,6 @@
 import base64
 import json
 import re
-import uuid
 from datetime import timedelta
 from xml.etree import ElementTree
 
@@ -14,6 +13,7 @@ from django.contrib.staticfiles import finders
 from django.utils import timezone
 
 from blog.models import Comment
+from tests.blog.helpers import fresh_ip
 from tests.factories import CommentFactory, EntryFactory
 
 pytestmark = pytest.mark.django_db
@@ -175,8 +175,8 @@ def test_add_comment_is_rate_limited_per_ip(client, settings, monkeypatch):
     entry = EntryFactory()
     moment = timezone.now()  # one clock minute for the whole test: no rollover mid-way
     monkeypatch.setattr(timezone, "now", lambda: moment)
-    ip = f"198.51.100.{uuid.uuid4().int % 250 + 1}"  # fresh counters in a shared cache
-    other_ip = "2001:db8::" + uuid.uuid4().hex[:4]
+    ip = fresh_ip()
+    other_ip = fresh_ip()
     assert post_comment(client, entry, REMOTE_ADDR=ip).status_code == 303
     assert post_comment(client, entry, REMOTE_ADDR=ip).status_code == 303
     response = post_comment(client, entry, REMOTE_ADDR=ip)

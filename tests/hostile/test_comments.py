@@ -4,7 +4,6 @@ the honeypot, the rate limit under concurrency, and stored XSS."""
 import ipaddress
 import threading
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlencode
 
@@ -26,6 +25,7 @@ from hypothesis import strategies as st
 from blog import spam
 from blog.models import Comment, CommentEvent
 from djangofeeds.models import Feed, ImportRun
+from tests.blog.helpers import fresh_ip
 from tests.blog.test_views import VALID, post_comment
 from tests.factories import EntryFactory
 from tests.hostile.helpers import injected
@@ -262,7 +262,7 @@ def test_replayed_honeypot(client, settings, django_capture_on_commit_callbacks,
     past the rate limit it gets 429 like anyone else."""
     settings.BLOG_COMMENTS_PER_MINUTE = 5
     entry = EntryFactory()
-    ip = f"192.0.2.{uuid.uuid4().int % 250 + 1}"  # fresh counters in a shared cache
+    ip = fresh_ip()
     data = VALID | {"website": honeypot}
     wait_for_a_fresh_minute()  # all eight in one window: a new minute would reset the count
     with django_capture_on_commit_callbacks() as callbacks:
@@ -286,7 +286,7 @@ def test_rate_limit_holds_under_50_concurrent_posts_from_one_ip(settings, privat
     """
     settings.BLOG_COMMENTS_PER_MINUTE = 5
     entry = EntryFactory()
-    ip = f"198.51.100.{uuid.uuid4().int % 250 + 1}"  # fresh counters in a shared cache
+    ip = fresh_ip()
     start = threading.Barrier(CONCURRENT_POSTS)
 
     def post(number):
