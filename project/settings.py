@@ -6,6 +6,7 @@ local spam rules. Every variable below is listed in the README's table; a test
 keeps the two in step.
 """
 
+import ipaddress
 import os
 from pathlib import Path
 
@@ -298,9 +299,24 @@ AKISMET_API_URL = env_str("AKISMET_API_URL", "https://rest.akismet.com")
 
 # Comment POSTs accepted per visitor IP and minute (0: no limit).
 BLOG_COMMENTS_PER_MINUTE = env_int("BLOG_COMMENTS_PER_MINUTE", 5)
-# Behind a proxy REMOTE_ADDR is the proxy: take the visitor's IP from the last
-# X-Forwarded-For entry instead. Only with a proxy that sets that header itself.
-BLOG_TRUST_X_FORWARDED_FOR = env_bool("BLOG_TRUST_X_FORWARDED_FOR", False)
+# Behind a proxy REMOTE_ADDR is the proxy: a request from one of these addresses
+# (IPs or CIDR networks) has its visitor's IP read from X-Forwarded-For, the
+# right-most entry that is not a trusted proxy. From anyone else the header is
+# ignored: a client that reaches web directly cannot choose its own IP.
+BLOG_TRUSTED_PROXIES = env_list("BLOG_TRUSTED_PROXIES", "")
+for _network in BLOG_TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_network, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"BLOG_TRUSTED_PROXIES: {_network!r} is not an IP address or network."
+        ) from None
+if os.environ.get("BLOG_TRUST_X_FORWARDED_FOR", "0") not in {"", "0"}:
+    # Trusting the header from anyone let every client pick its own IP (issue 14, S1).
+    raise ImproperlyConfigured(
+        "BLOG_TRUST_X_FORWARDED_FOR is gone: list your proxies' addresses in "
+        "BLOG_TRUSTED_PROXIES instead (e.g. BLOG_TRUSTED_PROXIES=10.0.0.5,172.16.0.0/12)."
+    )
 # Seconds one Akismet request may take; the visitor never waits for it.
 BLOG_AKISMET_TIMEOUT = 5
 # A worker that found the key invalid asks again only after this many seconds

@@ -177,6 +177,36 @@ def compose_app_environment(values):
     return {name: re.sub(pattern, substitute, str(value)) for name, value in environment.items()}
 
 
+def test_compose_publishes_only_web_and_only_on_loopback():
+    """No service listens on the host's public interfaces: web on 127.0.0.1 (behind the TLS
+    proxy), postgres, redis and memcached not at all; X-Forwarded-For is believed only from
+    named proxies, never from every client."""
+    compose = yaml.safe_load((BASE / "docker-compose.yml").read_text())
+    published = {
+        name: service["ports"]
+        for name, service in compose["services"].items()
+        if "ports" in service
+    }
+    environment = compose["x-app"]["environment"]
+
+    assert list(published) == ["web"]
+    assert all(str(port).startswith("127.0.0.1:") for port in published["web"])
+    assert "BLOG_TRUST_X_FORWARDED_FOR" not in environment
+    assert "BLOG_TRUSTED_PROXIES" in environment
+
+
+def test_the_old_trust_everyone_switch_is_refused_with_what_to_do_instead():
+    """BLOG_TRUST_X_FORWARDED_FOR=1 (trust the header from anyone) stops the settings with a
+    message naming BLOG_TRUSTED_PROXIES; a proxy list that is no address is named too."""
+    old = run_python(["manage.py", "check"], DJANGO_DEBUG="1", BLOG_TRUST_X_FORWARDED_FOR="1")
+    bad = run_python(["manage.py", "check"], DJANGO_DEBUG="1", BLOG_TRUSTED_PROXIES="10.0.0.1,x")
+    good = run_python(["manage.py", "check"], DJANGO_DEBUG="1", BLOG_TRUSTED_PROXIES="10.0.0.0/8")
+
+    assert old.returncode != 0 and "BLOG_TRUSTED_PROXIES" in old.stderr
+    assert bad.returncode != 0 and "BLOG_TRUSTED_PROXIES: 'x' is not an IP" in bad.stderr
+    assert good.returncode == 0, good.stderr
+
+
 def test_check_deploy_clean_in_production_settings():
     """With exactly the environment docker-compose.yml sets, check --deploy reports nothing."""
     values = production_env() | {"POSTGRES_PASSWORD": secrets.token_urlsafe(24)}
