@@ -212,3 +212,20 @@ def test_needs_attention_filter_finds_failing_and_overdue_feeds(admin_client):
     assert titles("any") == ["Failing", "Stuck"]
     page = admin_client.get(CHANGELIST).text
     assert "failing (1)" in page and "not checked on time (1)" in page and "any (2)" in page
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("https://example.com:99999/", "the port is not a number from 0 to 65535"),
+        ("http://exa mple.com/", "Enter a valid URL."),
+        ("ftp://files.example/feed", "only http and https"),
+    ],
+)
+def test_add_feed_form_refuses_what_addfeed_refuses(admin_client, url, reason):
+    """The admin's form, addfeed and opml_import share one check: the same URLs are refused."""
+    response = admin_client.post("/admin/djangofeeds/feed/add/", {"url": url, "is_active": "on"})
+
+    assert response.status_code == 200
+    assert reason in " ".join(response.context["adminform"].form.errors["url"])
+    assert not Feed.objects.exists()
