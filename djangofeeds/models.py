@@ -1,6 +1,6 @@
 """Feeds, their posts, and a record of every import attempt."""
 
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
@@ -154,6 +154,13 @@ class Feed(models.Model):
 
     def get_absolute_url(self):
         return reverse("djangofeeds:feed_detail", kwargs={"pk": self.pk})
+
+    @property
+    def public_url(self):
+        """The URL as the public pages show it: without user:password, query string and
+        fragment, where private feeds keep their tokens (``?key=...``)."""
+        parts = urlsplit(self.url)
+        return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 
 class PostQuerySet(models.QuerySet):

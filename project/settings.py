@@ -198,6 +198,9 @@ CSRF_COOKIE_SECURE = not DEBUG
 SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 0 if DEBUG else 3600)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
 SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", not DEBUG)
+# Other sites (feed images, the links on the feed pages) never learn which page a
+# reader came from; Django's default, stated so that a change is deliberate.
+SECURE_REFERRER_POLICY = "same-origin"
 if env_bool("DJANGO_SECURE_PROXY_SSL_HEADER", False):
     # Only behind a proxy that sets this header itself (see docker-compose.yml).
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
