@@ -213,8 +213,14 @@ LOGGING = {
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
+    # No secret in any line: the akismet library's refusal quotes the key.
+    "filters": {"hide_secrets": {"()": "project.redact.HideSecrets"}},
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["hide_secrets"],
+        },
     },
     "root": {"handlers": ["console"], "level": env_str("DJANGO_LOG_LEVEL", "INFO")},
     # Django's default config gives "django" a console handler of its own;

@@ -2,26 +2,33 @@
 SSRF through OPML, production settings, secrets, and the development superuser."""
 
 import json
+import logging
 import re
 import secrets
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from akismet import APIKeyError
 from django.conf import settings as django_settings
 from django.contrib.auth.models import Permission, User
 from django.core.cache import cache
 from django.core.management import CommandError, call_command
+from django_celery_results.models import TaskResult
 
 from blog.models import Comment, CommentEvent
 from djangofeeds.models import Feed, ImportRun
 from djangofeeds.tasks import queued_key
 from project.celery import app as celery_app
+from project.redact import HideSecrets
 from project.tasks import add
-from tests.factories import CommentFactory, FeedFactory
+from tests.blog.helpers import worker_env
+from tests.factories import CommentFactory, EntryFactory, FeedFactory
 from tests.project.test_settings import production_env, run_python
 from tests.support.feed_server import numbered_items, rss
 from tests.support.services import free_port
+from tests.support.waiting import wait_until
 
 BASE = Path(django_settings.BASE_DIR)
 
@@ -275,3 +282,74 @@ def test_the_dev_superuser_never_exists_in_production_settings():
     assert result.returncode != 0
     assert "Refusing to create a development superuser with DEBUG off" in result.stderr
     assert not User.objects.exists()  # the migrated test database has no user at all
+
+
+# --- no secret in logs or stored messages ---------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_akismet_key_is_never_logged_nor_stored(
+    client, settings, private_broker, akismet, worker_factory
+):
+    """The akismet library quotes a refused key in its message ("Found API key: ..."): a real
+    worker checking a comment with such a key logs the refusal, and the key appears nowhere in
+    its log, in the comment's history or in the stored task results."""
+    key = "refused-" + secrets.token_hex(12)
+    env = worker_env(akismet, key=key) | {"CELERY_BROKER_URL": private_broker.url}
+    worker = worker_factory(queues=["spam"], concurrency=1, env=env)
+    settings.AKISMET_API_KEY, settings.AKISMET_API_URL = key, akismet.url
+    entry = EntryFactory()
+    settings.BLOG_COMMENTS_PER_MINUTE = 0
+
+    for _ in range(2):  # the second check finds the refusal remembered: logged again
+        response = client.post(
+            f"/blog/{entry.slug}/comment/",
+            {"name": "Ada", "email_address": "ada@example.com", "comment": "Hello there"},
+        )
+        assert response.status_code == 303
+    wait_until(
+        lambda: CommentEvent.objects.filter(kind="check_failed").count() == 2,
+        30,
+        message="two refused checks",
+    )
+    wait_until(
+        lambda: worker.output.count("Akismet refused the configuration") == 2,
+        10,
+        message="both refusals logged",
+    )
+
+    assert akismet.calls("verify-key")  # the key did reach Akismet, and was refused
+    assert key not in worker.output
+    stored = [
+        *CommentEvent.objects.values_list("detail", flat=True),
+        *(str(row) for row in TaskResult.objects.values_list("result", "traceback", "meta")),
+    ]
+    assert stored and not [text for text in stored if key in text]
+
+
+def test_log_lines_and_tracebacks_hide_configured_secrets(settings):
+    """What any code logs, message or traceback, goes out without the configured secrets."""
+    settings.AKISMET_API_KEY = "akismet-" + secrets.token_hex(8)
+    [handler] = [
+        h
+        for h in logging.getLogger().handlers
+        if any(isinstance(f, HideSecrets) for f in h.filters)
+    ]
+    try:
+        raise APIKeyError(f"Found API key: {settings.AKISMET_API_KEY}")
+    except APIKeyError:
+        record = logging.getLogger("blog").makeRecord(
+            "blog",
+            logging.ERROR,
+            __file__,
+            1,
+            "key %s refused",
+            (settings.AKISMET_API_KEY,),
+            sys.exc_info(),
+        )
+
+    assert handler.filter(record)
+    line = handler.format(record)
+
+    assert settings.AKISMET_API_KEY not in line
+    assert line.count("[hidden]") == 2 and "Traceback" in line
