@@ -8,6 +8,7 @@ keeps the two in step.
 
 import ipaddress
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -74,6 +75,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_celery_results",
     "django_celery_beat",
+    "axes",
     "djangofeeds",
     "blog",
 ]
@@ -87,6 +89,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "project.urls"
@@ -172,6 +176,24 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Login attempts are counted per client IP (the same address the comment rate
+# limit uses, so X-Forwarded-For counts only from BLOG_TRUSTED_PROXIES): after
+# DJANGO_LOGIN_FAILURE_LIMIT failures that IP is locked out of the admin for
+# DJANGO_LOGIN_COOLOFF_MINUTES, every further failure restarting the wait.
+# Attempts are rows in the database ("Access attempts" in the admin, where a
+# lockout can be lifted), so they hold on any cache backend.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("DJANGO_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("DJANGO_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_CLIENT_IP_CALLABLE = "blog.views.client_ip"
+AXES_RESET_ON_SUCCESS = True
+# No banner on every manage.py command; failures and lockouts are still logged.
+AXES_VERBOSE = False
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

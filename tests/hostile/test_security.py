@@ -6,6 +6,8 @@ import logging
 import re
 import secrets
 import sys
+import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from django.conf import settings as django_settings
 from django.contrib.auth.models import Permission, User
 from django.core.cache import cache
 from django.core.management import CommandError, call_command
+from django.test import Client
 from django_celery_results.models import TaskResult
 
 from blog.models import Comment, CommentEvent
@@ -23,7 +26,7 @@ from djangofeeds.tasks import queued_key
 from project.celery import app as celery_app
 from project.redact import HideSecrets
 from project.tasks import add
-from tests.blog.helpers import worker_env
+from tests.blog.helpers import fresh_ip, worker_env
 from tests.factories import CommentFactory, EntryFactory, FeedFactory
 from tests.project.test_settings import production_env, run_python
 from tests.support.feed_server import numbered_items, rss
@@ -353,3 +356,40 @@ def test_log_lines_and_tracebacks_hide_configured_secrets(settings):
 
     assert settings.AKISMET_API_KEY not in line
     assert line.count("[hidden]") == 2 and "Traceback" in line
+
+
+# --- admin login attempts -------------------------------------------------------
+
+
+def log_in(client, password, ip, **headers):
+    return client.post(
+        "/admin/login/?next=/admin/",
+        {"username": "operator", "password": password},
+        REMOTE_ADDR=ip,
+        **headers,
+    )
+
+
+@pytest.mark.django_db
+def test_admin_login_locks_out_an_address_after_repeated_failures(client, settings):
+    """After DJANGO_LOGIN_FAILURE_LIMIT wrong passwords an address gets 429, even with the right
+    password and a forged X-Forwarded-For; another address still logs in; after the cool-off
+    the right password works again."""
+    settings.AXES_FAILURE_LIMIT = 3
+    settings.AXES_COOLOFF_TIME = timedelta(seconds=2)
+    User.objects.create_user("operator", password="right-password", is_staff=True)
+    attacker, colleague = fresh_ip(), fresh_ip()
+
+    failures = [log_in(client, f"guess-{n}", attacker).status_code for n in range(3)]
+    locked = [
+        log_in(client, "right-password", attacker).status_code,
+        log_in(client, "guess", attacker, HTTP_X_FORWARDED_FOR=fresh_ip()).status_code,
+    ]
+    other = log_in(Client(), "right-password", colleague)
+    time.sleep(2.5)  # the cool-off runs from the last failure
+    later = log_in(Client(), "right-password", attacker)
+
+    assert failures[:2] == [200, 200]  # the form again, with its error
+    assert failures[2] == 429 and locked == [429, 429]
+    assert (other.status_code, other["Location"]) == (302, "/admin/")
+    assert (later.status_code, later["Location"]) == (302, "/admin/")
