@@ -201,3 +201,33 @@ def test_stale_lock_holder_frozen_past_its_lease_cannot_overwrite_newer_data(
     assert sorted(Post.objects.values_list("guid", flat=True)) == ["new-0", "new-1", "new-2"]
     feed = Feed.objects.get(url=url)
     assert (feed.fence, feed.last_status) == (2, Outcome.IMPORTED)
+
+
+def test_import_feeds_wait_shows_retries_and_names_the_imports_still_running(
+    feed_server, memcached_cache, worker_factory
+):
+    """A feed answering 503 is retried by the worker: --wait says so, and at its timeout
+    names the URL still running (the finished one is not named)."""
+    feeds_worker(worker_factory, memcached_cache)
+    good = feed_server.serve("/fine.xml", rss(numbered_items(1)))
+    down = feed_server.serve("/down.xml", b"busy", status=503, content_type="text/plain")
+    out = io.StringIO()
+
+    with pytest.raises(CommandError) as refused:
+        call_command("import_feeds", good, down, "--wait", "--timeout", "8", stdout=out)
+    # Let the retries end, so that no retry of this test's is left for another's worker.
+    feed_server.serve("/down.xml", rss(numbered_items(1)))
+    wait_until(
+        lambda: Feed.objects.filter(url=down, last_status=Outcome.IMPORTED).exists(),
+        90,
+        "the retried import never succeeded",
+    )
+
+    assert str(refused.value).splitlines() == [
+        "1 imports still running after 8s:",
+        f"  {down}",
+    ]
+    retries = [line for line in out.getvalue().splitlines() if "will be retried" in line]
+    assert retries and all(line.startswith(f"{down} will be retried: ") for line in retries)
+    assert "503" in retries[0]
+    assert feed_server.hits("/down.xml") >= 2  # retried for real
