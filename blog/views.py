@@ -1,9 +1,8 @@
 """Pages of the blog: the list of entries, one entry with its comments, posting a comment."""
 
 import contextlib
-import functools
 import ipaddress
-from functools import partial
+from functools import lru_cache, partial
 
 from django.conf import settings
 from django.contrib import messages
@@ -71,7 +70,7 @@ def client_ip(request):
     return address
 
 
-@functools.cache
+@lru_cache(maxsize=8)
 def trusted_proxies(networks):
     """``BLOG_TRUSTED_PROXIES`` as networks ("10.0.0.1" is 10.0.0.1/32); parsed once."""
     return tuple(ipaddress.ip_network(network, strict=False) for network in networks)

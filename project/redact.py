@@ -42,12 +42,12 @@ class HideSecrets(logging.Filter):
 
     def filter(self, record):
         try:
-            message = record.getMessage()
+            message = hide_secrets(record.getMessage())
         except Exception:  # a broken format string is the formatter's to report
             return True
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
-        record.msg, record.args = hide_secrets(message), None
+        record.msg, record.args = message, None
         if record.exc_text:
             record.exc_text = hide_secrets(record.exc_text)
         return True
