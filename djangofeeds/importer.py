@@ -318,15 +318,25 @@ class Importer:
 
 
 def category_ids(pairs):
-    """``{(name, domain): id}`` for the given pairs, creating the missing categories."""
+    """``{(name, domain): id}`` for the given pairs, creating the missing categories.
+
+    Looked up first: a re-import finds them all and writes nothing.
+    """
     pairs = set(pairs)
+    ids = find_categories(pairs)
+    missing = pairs - ids.keys()
+    if missing:
+        # Categories are shared by every feed: created outside any feed's fence.
+        Category.objects.bulk_create(
+            [Category(name=name, domain=domain) for name, domain in missing],
+            ignore_conflicts=True,
+        )
+        ids |= find_categories(missing)
+    return ids
+
+
+def find_categories(pairs):
     ids = {}
-    if not pairs:
-        return ids
-    # Categories are shared by every feed: created outside any feed's fence.
-    Category.objects.bulk_create(
-        [Category(name=name, domain=domain) for name, domain in pairs], ignore_conflicts=True
-    )
     names = sorted({name for name, _ in pairs})
     for start in range(0, len(names), CATEGORY_LOOKUP_BATCH):
         found = Category.objects.filter(name__in=names[start : start + CATEGORY_LOOKUP_BATCH])
