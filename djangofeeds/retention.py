@@ -103,7 +103,9 @@ def prune_import_runs(days=None, per_feed=None, *, batch_size=DELETE_BATCH):
     cutoff = timezone.now() - timedelta(days=days)
     deleted = 0
     for feed_ids in feed_id_batches():
-        old = (
+        # Ranked over all of a feed's runs; the age filter applies outside the
+        # ranking (inside, the last K would be counted among the old runs only).
+        beyond_last = (
             ImportRun.objects.filter(feed_id__in=feed_ids)
             .annotate(
                 rank=Window(
@@ -112,10 +114,11 @@ def prune_import_runs(days=None, per_feed=None, *, batch_size=DELETE_BATCH):
                     order_by=[F("started_at").desc(), F("id").desc()],
                 )
             )
-            .filter(rank__gt=per_feed, started_at__lt=cutoff)
-            .values_list("pk", flat=True)
+            .filter(rank__gt=per_feed)
+            .values("pk")
         )
-        while pks := list(old[:batch_size]):
+        old = ImportRun.objects.filter(started_at__lt=cutoff, pk__in=beyond_last)
+        while pks := list(old.values_list("pk", flat=True)[:batch_size]):
             deleted += ImportRun.objects.filter(pk__in=pks).delete()[0]
     return deleted
 
