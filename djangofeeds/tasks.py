@@ -233,7 +233,7 @@ def summarize_failed_refresh(request, exc, traceback, refresh_run_id, feed_ids):
     return counts
 
 
-@shared_task(ignore_result=True)
+@shared_task
 def cleanup():
     """Hourly (beat): prune old posts, import runs and task results, in bounded batches."""
     from djangofeeds.retention import cleanup as run_cleanup
