@@ -7,6 +7,7 @@ one set of rules for every format. What a rule drops is counted in ``dropped``
 writes on the ``ImportRun``.
 """
 
+import functools
 import ipaddress
 import mimetypes
 import re
@@ -107,7 +108,8 @@ def enclosure_url(value, base_url=""):
     if not url:
         return ""
     try:
-        url = urljoin(base_url, url) if base_url else url
+        if base_url and not url.lower().startswith(("http://", "https://")):
+            url = urljoin(base_url, url)
         parts = urlsplit(url)
         host = parts.hostname or ""
     except ValueError:  # a malformed IPv6 literal, a bad port
@@ -119,6 +121,7 @@ def enclosure_url(value, base_url=""):
     return url
 
 
+@functools.lru_cache(maxsize=4096)  # a feed's enclosures share one or two hosts
 def public_host(host):
     """False for loopback, private, link-local and reserved addresses and local names.
 
