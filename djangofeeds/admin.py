@@ -110,7 +110,7 @@ class FeedAdmin(admin.ModelAdmin):
     search_fields = ["title", "url", "link"]
     readonly_fields = [
         "etag", "last_modified", "last_checked_at", "last_success_at", "last_status",
-        "last_http_status", "last_error", "error_count", "fence", "created_at",
+        "last_http_status", "last_error", "error_count", "fence", "created_at", "category_list",
     ]  # fmt: skip
     fieldsets = [
         (None, {"fields": ["url", "title", "link", "description", "is_active", "next_check_at"]}),
@@ -138,6 +138,10 @@ class FeedAdmin(admin.ModelAdmin):
     @admin.display(description="last error")
     def error_summary(self, feed):
         return truncatechars(feed.last_error, 80)
+
+    @admin.display(description="categories")
+    def category_list(self, feed):
+        return ", ".join(str(category) for category in feed.categories.all()) or "-"
 
     @admin.action(description="Import now", permissions=["change"])
     def import_now(self, request, queryset):

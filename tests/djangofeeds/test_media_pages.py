@@ -131,3 +131,12 @@ def test_admin_changelists_skip_the_full_count(admin_client):
     for name in ("feed", "post", "importrun", "category"):
         response = admin_client.get(reverse(f"admin:djangofeeds_{name}_changelist"))
         assert response.context["cl"].show_full_result_count is False
+
+
+def test_admin_feed_page_lists_the_feed_categories(admin_client):
+    feed = FeedFactory()
+    feed.categories.add(Category.objects.create(name="Technology"))
+
+    page = admin_client.get(reverse("admin:djangofeeds_feed_change", args=[feed.pk])).text
+
+    assert "Technology" in page
