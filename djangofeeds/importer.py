@@ -258,6 +258,8 @@ class Importer:
 
     def prune(self, entries):
         """Keep the feed's ``DJANGOFEEDS_KEEP_POSTS`` newest posts; return how many went."""
+        if settings.DJANGOFEEDS_KEEP_POSTS <= 0:  # 0: no bound
+            return 0
         return prune_posts(
             self.feed.pk,
             settings.DJANGOFEEDS_KEEP_POSTS,

@@ -79,6 +79,8 @@ def prune_all_posts(keep=None):
     """``prune_posts`` for every feed over the bound; return ``(feeds, posts)`` pruned."""
     keep = settings.DJANGOFEEDS_KEEP_POSTS if keep is None else keep
     feeds = posts = 0
+    if keep <= 0:  # 0: no bound
+        return feeds, posts
     for feed_ids in feed_id_batches():
         over = (
             Post.objects.filter(feed_id__in=feed_ids)

@@ -336,7 +336,7 @@ DJANGOFEEDS_REFRESH_INTERVAL = env_int("DJANGOFEEDS_REFRESH_INTERVAL", 1800)
 # The cache alias that holds import locks: it must be shared by all workers.
 DJANGOFEEDS_LOCK_CACHE = "default"
 # Posts kept per feed, newest first: pruned after an import that passes it and
-# by the hourly cleanup (djangofeeds.tasks.cleanup).
+# by the hourly cleanup (djangofeeds.tasks.cleanup). 0: no bound.
 DJANGOFEEDS_KEEP_POSTS = env_int("DJANGOFEEDS_KEEP_POSTS", 1000)
 # Import runs are kept this many days, and the last DJANGOFEEDS_KEEP_RUNS_PER_FEED
 # of each feed whatever their age (a feed's page always shows its history).

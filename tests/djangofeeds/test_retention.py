@@ -213,3 +213,13 @@ def test_cleanup_and_result_expiry_are_on_the_beat_schedule(settings):
     # With result_expires set, beat's DatabaseScheduler installs Celery's own daily
     # celery.backend_cleanup (django_celery_beat.schedulers.install_default_entries).
     assert hasattr(app.backend, "cleanup") and not app.backend.supports_autoexpire
+
+
+def test_keep_posts_zero_means_no_bound(feed_server, settings):
+    settings.DJANGOFEEDS_KEEP_POSTS = 0
+    url = feed_server.serve("/all.xml", rss(numbered_items(12)))
+
+    import_feed(url)
+
+    assert retention.prune_all_posts() == (0, 0)
+    assert len(guids(url)) == 12
