@@ -25,6 +25,7 @@ OVERDUE_AFTER = timedelta(hours=1)
 # Categories offered in the posts' filter (the most used); any other is reached by its link.
 CATEGORY_CHOICES = 30
 CATEGORY_CACHE = 300  # seconds
+TOP_CATEGORIES_KEY = "djangofeeds-admin-top-categories"
 
 
 def count_of(model, field):
@@ -201,7 +202,7 @@ class CategoryFilter(admin.SimpleListFilter):
     def lookups(self, request, model_admin):
         # Counting every post's categories is the one slow part: done every few minutes.
         try:
-            choices = cache.get_or_set("djangofeeds-admin-top-categories", self.top, CATEGORY_CACHE)
+            choices = cache.get_or_set(TOP_CATEGORIES_KEY, self.top, CATEGORY_CACHE)
         except Exception:  # the cache is down: count now rather than fail the page
             choices = self.top()
         chosen = self.value()
