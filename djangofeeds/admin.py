@@ -207,7 +207,7 @@ class CategoryFilter(admin.SimpleListFilter):
             choices = self.top()
         chosen = self.value()
         if chosen and chosen.isdigit() and chosen not in dict(choices):
-            choices += [(str(c.pk), str(c)) for c in Category.objects.filter(pk=chosen)]
+            choices = [*choices, *((str(c.pk), str(c)) for c in Category.objects.filter(pk=chosen))]
         return choices
 
     @staticmethod

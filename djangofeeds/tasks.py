@@ -236,6 +236,6 @@ def summarize_failed_refresh(request, exc, traceback, refresh_run_id, feed_ids):
 @shared_task
 def cleanup():
     """Hourly (beat): prune old posts, import runs and task results, in bounded batches."""
-    from djangofeeds.retention import cleanup as run_cleanup
+    from djangofeeds.retention import cleanup as run_cleanup  # the pure part, like the importer
 
     return run_cleanup()
