@@ -8,16 +8,21 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Value
 from django.utils import timezone
 
 from djangofeeds.fetch import FeedGone, FetchError, fetch
-from djangofeeds.models import Feed, ImportRun, Outcome, Post
+from djangofeeds.models import Category, Enclosure, Feed, ImportRun, Outcome, Post, PrunedPost
 from djangofeeds.parse import NotAFeed, parse
+from djangofeeds.retention import prune_posts
 
 logger = logging.getLogger(__name__)
 
 BATCH_SIZE = 100
+# Stands for a pruned post's checksum: no real checksum (64 hex digits) equals it.
+PRUNED = "pruned"
+# Category names per lookup query (a parameter list SQLite accepts).
+CATEGORY_LOOKUP_BATCH = 500
 URL_MAX_LENGTH = Feed._meta.get_field("url").max_length
 BACKOFF_BASE = timedelta(minutes=5)
 BACKOFF_CAP = timedelta(hours=24)
@@ -145,7 +150,9 @@ class Importer:
         run.warning = parsed.warning
 
         started = time.perf_counter()
-        run.created, run.updated = self.store_posts(parsed.entries)
+        run.created, run.updated = self.store_posts(parsed.entries, parsed.categories)
+        pruned = self.prune(parsed.entries) if run.created else 0
+        run.warning = "; ".join(filter(None, [run.warning, left_out(parsed, pruned)]))
         self.save_feed(
             fetched,
             title=parsed.title or feed.title,
@@ -201,33 +208,64 @@ class Importer:
         else:
             logger.info("feed %s moved permanently to %s", old_url, new_url)
 
-    def store_posts(self, entries):
-        """Upsert in batches (a SELECT and one bulk upsert each); return (created, updated)."""
+    def store_posts(self, entries, feed_categories=()):
+        """Upsert changed posts with their enclosures and categories, in batches.
+
+        Returns (created, updated). Entries whose posts were pruned (they have
+        a ``PrunedPost`` tombstone) are not stored again.
+        """
         created = updated = 0
         total = len(entries)
-        for start in range(0, total, BATCH_SIZE):
+        categories = category_ids([*feed_categories, *(c for e in entries for c in e.categories)])
+        tombstoned = False
+        for start in range(0, total or 1, BATCH_SIZE):  # once for an empty feed (its categories)
             batch = entries[start : start + BATCH_SIZE]
+            hashes = [e.guid_hash for e in batch]
             # Each batch is its own transaction, so progress is visible to
             # others and a long import does not hold the database's write lock.
             with transaction.atomic():
                 self.claim(last_checked_at=self.now)
+                # One query for what is stored and what was pruned (and must stay so).
+                posts = Post.objects.filter(feed=self.feed, guid_hash__in=hashes).order_by()
+                pruned = PrunedPost.objects.filter(feed=self.feed, guid_hash__in=hashes)
                 known = dict(
-                    Post.objects.filter(feed=self.feed, guid_hash__in=[e.guid_hash for e in batch])
-                    .values_list("guid_hash", "checksum")
-                )  # fmt: skip
-                changed = [e for e in batch if known.get(e.guid_hash) != e.checksum]
+                    posts.values_list("guid_hash", "checksum").union(
+                        pruned.values_list("guid_hash", Value(PRUNED)), all=True
+                    )
+                )
+                changed = [e for e in batch if known.get(e.guid_hash) not in (e.checksum, PRUNED)]
+                tombstoned = tombstoned or PRUNED in known.values()
                 if changed:
-                    Post.objects.bulk_create(
+                    stored = Post.objects.bulk_create(
                         [self.post(entry) for entry in changed],
                         update_conflicts=True,
                         unique_fields=["feed", "guid_hash"],
                         update_fields=POST_FIELDS,
                     )
+                    store_media(stored, changed, categories, replace=known.keys())
+                if start + BATCH_SIZE >= total:
+                    self.feed.categories.set([categories[pair] for pair in feed_categories])
+                    if tombstoned:  # tombstones of entries the feed stopped listing are done
+                        listed = [e.guid_hash for e in entries]
+                        PrunedPost.objects.filter(feed=self.feed).exclude(
+                            guid_hash__in=listed
+                        ).delete()
             created += sum(1 for e in changed if e.guid_hash not in known)
             updated += sum(1 for e in changed if e.guid_hash in known)
             if total > BATCH_SIZE:  # one batch has no "meanwhile" to report (and costs a write)
                 self.progress(min(start + BATCH_SIZE, total), total)
         return created, updated
+
+    def prune(self, entries):
+        """Keep the feed's ``DJANGOFEEDS_KEEP_POSTS`` newest posts; return how many went."""
+        if settings.DJANGOFEEDS_KEEP_POSTS <= 0:  # 0: no bound
+            return 0
+        return prune_posts(
+            self.feed.pk,
+            settings.DJANGOFEEDS_KEEP_POSTS,
+            listed={entry.guid_hash for entry in entries},
+            guard=lambda: self.claim(last_checked_at=self.now),
+        )
 
     def post(self, entry):
         return Post(
@@ -279,6 +317,72 @@ class Importer:
                 # Capped first: a server's 10**15 seconds must not overflow timedelta.
                 delay = max(delay, timedelta(seconds=min(seconds, BACKOFF_CAP.total_seconds())))
         return self.now + min(delay, BACKOFF_CAP)
+
+
+def category_ids(pairs):
+    """``{(name, domain): id}`` for the given pairs, creating the missing categories.
+
+    Looked up first: a re-import finds them all and writes nothing.
+    """
+    pairs = set(pairs)
+    ids = find_categories(pairs)
+    missing = pairs - ids.keys()
+    if missing:
+        # Categories are shared by every feed: created outside any feed's fence.
+        Category.objects.bulk_create(
+            [Category(name=name, domain=domain) for name, domain in missing],
+            ignore_conflicts=True,
+        )
+        ids |= find_categories(missing)
+    return ids
+
+
+def find_categories(pairs):
+    ids = {}
+    names = sorted({name for name, _ in pairs})
+    for start in range(0, len(names), CATEGORY_LOOKUP_BATCH):
+        found = Category.objects.filter(name__in=names[start : start + CATEGORY_LOOKUP_BATCH])
+        for pk, name, domain in found.values_list("pk", "name", "domain"):
+            if (name, domain) in pairs:
+                ids[name, domain] = pk
+    return ids
+
+
+def store_media(posts, entries, categories, *, replace=()):
+    """Write the enclosures and category links of freshly upserted ``posts`` (pks set).
+
+    Posts whose guid hash is in ``replace`` existed before: their old
+    enclosures and links go first. The caller's transaction holds the fence.
+    """
+    PostCategory = Post.categories.through
+    existing = [post.pk for post in posts if post.guid_hash in replace]
+    if existing:
+        Enclosure.objects.filter(post_id__in=existing).delete()
+        PostCategory.objects.filter(post_id__in=existing).delete()
+    enclosures = [
+        Enclosure(post_id=post.pk, url=item.url, type=item.type, length=item.length)
+        for post, entry in zip(posts, entries, strict=True)
+        for item in entry.enclosures
+    ]
+    if enclosures:
+        Enclosure.objects.bulk_create(enclosures)
+    links = [
+        PostCategory(post_id=post.pk, category_id=categories[pair])
+        for post, entry in zip(posts, entries, strict=True)
+        for pair in entry.categories
+    ]
+    if links:
+        PostCategory.objects.bulk_create(links)
+
+
+def left_out(parsed, pruned):
+    """The run's note on what normalization dropped and retention pruned ("" if nothing)."""
+    notes = [f"{count:,} {reason}" for reason, count in parsed.all_dropped().most_common()]
+    if pruned:
+        notes.append(
+            f"{pruned:,} older posts pruned (keeping {settings.DJANGOFEEDS_KEEP_POSTS:,} per feed)"
+        )
+    return f"left out: {', '.join(notes)}" if notes else ""
 
 
 def backoff(errors):

@@ -142,12 +142,18 @@ class Feed(models.Model):
     fence = models.PositiveBigIntegerField(default=0, editable=False)
 
     created_at = models.DateTimeField(auto_now_add=True)
+    categories = models.ManyToManyField("Category", blank=True, related_name="feeds")
 
     objects = FeedManager()
 
     class Meta:
         ordering = ["title", "url"]
-        indexes = [models.Index(fields=["is_active", "next_check_at"], name="feed_due_idx")]
+        indexes = [
+            models.Index(fields=["is_active", "next_check_at"], name="feed_due_idx"),
+            # The admin's status filters ("failing", last outcome) on many feeds.
+            models.Index(fields=["is_active", "error_count"], name="feed_errors_idx"),
+            models.Index(fields=["last_status"], name="feed_last_status_idx"),
+        ]
 
     def __str__(self):
         return self.title or self.url
@@ -182,6 +188,7 @@ class Post(models.Model):
     # Hash of everything above: a re-import rewrites only posts whose checksum changed.
     checksum = models.CharField(max_length=64, editable=False)
     imported_at = models.DateTimeField(default=timezone.now, editable=False)
+    categories = models.ManyToManyField("Category", blank=True, related_name="posts")
 
     objects = PostQuerySet.as_manager()
 
@@ -202,6 +209,77 @@ class Post(models.Model):
 
     def get_absolute_url(self):
         return self.link or self.feed.get_absolute_url()
+
+    def get_page_url(self):
+        """The post's page on this site; ``get_absolute_url`` is the original article."""
+        return reverse("djangofeeds:post_detail", kwargs={"pk": self.pk})
+
+
+class Enclosure(models.Model):
+    """A media file attached to a post: a podcast episode, a video, a PDF."""
+
+    post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="enclosures")
+    url = models.URLField("URL", max_length=2000)
+    type = models.CharField(max_length=100, blank=True, help_text="MIME type, e.g. audio/mpeg.")
+    length = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="Bytes, as the feed says; empty when unknown."
+    )
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self):
+        return self.url
+
+    @property
+    def kind(self):
+        """ "audio" or "video" for what the page plays, else "" (a download link)."""
+        kind = self.type.partition("/")[0]
+        return kind if kind in ("audio", "video") else ""
+
+
+class Category(models.Model):
+    """A feed's or a post's category: RSS ``<category domain>``, Atom ``term``/``scheme``."""
+
+    name = models.CharField(max_length=100)
+    domain = models.CharField(
+        max_length=500, blank=True, help_text="RSS domain or Atom scheme; often empty."
+    )
+
+    class Meta:
+        ordering = ["name", "domain"]
+        verbose_name_plural = "categories"
+        constraints = [
+            models.UniqueConstraint(fields=["name", "domain"], name="category_unique_name_domain")
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return f"{reverse('djangofeeds:post_list')}?category={self.pk}"
+
+
+class PrunedPost(models.Model):
+    """A post pruned by ``DJANGOFEEDS_KEEP_POSTS``, remembered while its feed still lists it.
+
+    Without it the next import would find the entry unknown and store it as
+    new again. The importer forgets a feed's tombstones once the feed stops
+    listing them, so there are never more than the feed lists (at most
+    ``parse.MAX_ENTRIES``).
+    """
+
+    feed = models.ForeignKey(Feed, on_delete=models.CASCADE, related_name="pruned_posts")
+    guid_hash = models.CharField(max_length=64)
+    pruned_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["feed", "guid_hash"], name="prunedpost_unique_guid")
+        ]
+
+    def __str__(self):
+        return f"pruned post {self.guid_hash[:12]} of feed #{self.feed_id}"
 
 
 class ImportRun(models.Model):
@@ -228,6 +306,8 @@ class ImportRun(models.Model):
         indexes = [
             models.Index(fields=["feed", "-started_at"], name="importrun_feed_started_idx"),
             models.Index(fields=["outcome", "-started_at"], name="importrun_outcome_idx"),
+            # The admin's default ordering and date drill-down, and the retention cutoff.
+            models.Index(fields=["-started_at", "-id"], name="importrun_started_idx"),
         ]
 
     def __str__(self):

@@ -14,6 +14,8 @@ import nh3
 from django.utils.html import escape, linebreaks
 from feedparser.sgml import sgmllib
 
+from djangofeeds.media import ParsedEnclosure, categories_from, enclosures_from
+
 # The newest entries only: a feed that lists its whole history is not re-read
 # in full on every fetch.
 MAX_ENTRIES = 500
@@ -74,6 +76,10 @@ class ParsedEntry:
     content: str = ""
     published_at: datetime | None = None
     updated_at: datetime | None = None
+    enclosures: list[ParsedEnclosure] = field(default_factory=list)
+    categories: list[tuple[str, str]] = field(default_factory=list)  # (name, domain)
+    # What the normalization left out, by reason (``djangofeeds.media``).
+    dropped: Counter = field(default_factory=Counter, compare=False, repr=False)
 
     @property
     def guid_hash(self):
@@ -82,7 +88,13 @@ class ParsedEntry:
     @property
     def checksum(self):
         dates = [d.isoformat() if d else "" for d in (self.published_at, self.updated_at)]
-        return sha256("\x1f".join([self.title, self.link, self.author, self.content, *dates]))
+        parts = [self.title, self.link, self.author, self.content, *dates]
+        # Only when there are some: a post without either keeps the checksum it
+        # was stored with, and is not rewritten once by the upgrade.
+        if self.enclosures or self.categories:
+            parts += [f"{e.url}\x1e{e.type}\x1e{e.length}" for e in self.enclosures]
+            parts += [f"{name}\x1e{domain}" for name, domain in self.categories]
+        return sha256("\x1f".join(parts))
 
 
 @dataclass
@@ -93,6 +105,15 @@ class ParsedFeed:
     ttl_minutes: int | None = None
     entries: list[ParsedEntry] = field(default_factory=list)
     warning: str = ""  # why feedparser called the feed ill-formed, when it still parsed
+    categories: list[tuple[str, str]] = field(default_factory=list)  # the channel's (name, domain)
+    dropped: Counter = field(default_factory=Counter, repr=False)  # the channel's, see ParsedEntry
+
+    def all_dropped(self):
+        """What normalization left out of the channel and its kept entries, by reason."""
+        total = Counter(self.dropped)
+        for entry in self.entries:
+            total.update(entry.dropped)
+        return total
 
 
 def sha256(text):
@@ -130,9 +151,11 @@ def parse(body, *, url="", content_type=""):
         raise NotAFeed(f"the document is {kind}{detail}")
 
     channel = document.feed
-    entries = [parse_entry(entry) for entry in document.entries]
+    # Enclosure URLs resolve against the feed's URL like links (feedparser leaves RSS ones).
+    entries = [parse_entry(entry, url) for entry in document.entries]
     entries = choose_guids(entries)
     entries.sort(key=newest_first, reverse=True)
+    channel_dropped = Counter()
     return ParsedFeed(
         title=clean(channel.get("title"), 500),
         link=web_link(channel.get("link")),
@@ -140,6 +163,8 @@ def parse(body, *, url="", content_type=""):
         ttl_minutes=ttl_minutes(channel.get("ttl")),
         entries=unique(entries)[:MAX_ENTRIES],
         warning=first_line(document.get("bozo_exception")) if document.get("bozo") else "",
+        categories=categories_from(tags_of(channel), channel_dropped),
+        dropped=channel_dropped,
     )
 
 
@@ -221,7 +246,8 @@ def web_link(url):
     return url if url.lower().startswith(("http://", "https://")) and len(url) <= 2000 else ""
 
 
-def parse_entry(entry):
+def parse_entry(entry, base_url=""):
+    dropped = Counter()
     return ParsedEntry(
         guid=clean(entry.get("id")),
         title=clean(entry.get("title")),
@@ -235,7 +261,41 @@ def parse_entry(entry):
             or stored(entry, "updated_parsed")
         ),
         updated_at=to_datetime(stored(entry, "updated_parsed")),
+        enclosures=enclosures_from(enclosures_of(entry), base_url, dropped),
+        categories=categories_from(tags_of(entry), dropped),
+        dropped=dropped,
     )
+
+
+LINK_FIELDS = [("url", "href"), ("type", "type"), ("length", "length")]
+
+
+def enclosures_of(entry):
+    """RSS ``<enclosure>`` and Atom ``link rel="enclosure"``, then Media RSS
+    ``media:content``, as the dicts ``media.enclosures_from`` reads."""
+    # dict.get: feedparser's own get() is slow, and builds "enclosures" from "links" anyway.
+    found = [
+        {key: dict.get(link, name) for key, name in LINK_FIELDS}
+        for link in dict.get(entry, "links") or []
+        if dict.get(link, "rel") == "enclosure"
+    ]
+    found += [
+        {"url": media.get("url"), "type": media.get("type"), "length": media.get("filesize")}
+        for media in dict.get(entry, "media_content") or []
+        if media.get("url")  # <media:content> may carry only a player or a thumbnail
+    ]
+    return found
+
+
+def tags_of(element):
+    """RSS ``<category domain>`` and Atom ``category term/scheme/label`` as name/domain dicts.
+
+    An Atom label is the category's name for people; the term its identifier.
+    """
+    return [
+        {"name": dict.get(tag, "label") or dict.get(tag, "term"), "domain": dict.get(tag, "scheme")}
+        for tag in dict.get(element, "tags") or []
+    ]
 
 
 def stored(entry, key):

@@ -231,3 +231,11 @@ def summarize_failed_refresh(request, exc, traceback, refresh_run_id, feed_ids):
     logger.warning("Refresh %s ended with a crashed import: %r", refresh_run_id, exc)
     RefreshRun.objects.filter(pk=refresh_run_id).update(finished_at=timezone.now(), **counts)
     return counts
+
+
+@shared_task
+def cleanup():
+    """Hourly (beat): prune old posts, import runs and task results, in bounded batches."""
+    from djangofeeds.retention import cleanup as run_cleanup  # the pure part, like the importer
+
+    return run_cleanup()

@@ -8,4 +8,5 @@ app_name = "djangofeeds"
 urlpatterns = [
     path("", views.post_list, name="post_list"),
     path("<int:pk>/", views.feed_detail, name="feed_detail"),
+    path("posts/<int:pk>/", views.post_detail, name="post_detail"),
 ]

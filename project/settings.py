@@ -291,6 +291,10 @@ CELERY_RESULT_ACCEPT_CONTENT = ["json"]
 # Results in the database (visible in the admin), with name, args and worker.
 CELERY_RESULT_BACKEND = "django-db"
 CELERY_RESULT_EXTENDED = True
+# Seconds a task result is kept. djangofeeds.tasks.cleanup deletes older ones
+# hourly in batches; beat's own celery.backend_cleanup (installed by the
+# scheduler because this is set) sweeps what is left daily at 4:00.
+CELERY_RESULT_EXPIRES = env_int("CELERY_RESULT_EXPIRES", 24 * 3600)
 # "STARTED" tells an operator a long import is running, not still queued.
 CELERY_TASK_TRACK_STARTED = True
 # Imports are long: a worker process reserves one task at a time, so a quick
@@ -378,3 +382,10 @@ DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = env_bool("DJANGOFEEDS_ALLOW_PRIVATE_HOSTS", Fa
 DJANGOFEEDS_REFRESH_INTERVAL = env_int("DJANGOFEEDS_REFRESH_INTERVAL", 1800)
 # The cache alias that holds import locks: it must be shared by all workers.
 DJANGOFEEDS_LOCK_CACHE = "default"
+# Posts kept per feed, newest first: pruned after an import that passes it and
+# by the hourly cleanup (djangofeeds.tasks.cleanup). 0: no bound.
+DJANGOFEEDS_KEEP_POSTS = env_int("DJANGOFEEDS_KEEP_POSTS", 1000)
+# Import runs are kept this many days, and the last DJANGOFEEDS_KEEP_RUNS_PER_FEED
+# of each feed whatever their age (a feed's page always shows its history).
+DJANGOFEEDS_KEEP_RUNS_DAYS = env_int("DJANGOFEEDS_KEEP_RUNS_DAYS", 14)
+DJANGOFEEDS_KEEP_RUNS_PER_FEED = env_int("DJANGOFEEDS_KEEP_RUNS_PER_FEED", 10)

@@ -159,9 +159,28 @@ def rss(items, *, title="Test feed", ttl=None):
                 parts.append(f"<{name}>{item[name]}</{name}>")
         if "guid" in item:
             parts.append(f'<guid isPermaLink="false">{item["guid"]}</guid>')
+        for url, kind, length in item.get("enclosures", []):
+            parts.append(f'<enclosure url="{url}" type="{kind}" length="{length}"/>')
+        for name, domain in item.get("categories", []):
+            parts.append(f'<category domain="{domain}">{name}</category>')
         parts.append("</item>")
     parts.append("</channel></rss>")
     return "\n".join(parts).encode()
+
+
+def with_media(items, *, categories=3, pool=20):
+    """``items`` with one MP3 enclosure each and ``categories`` categories from a pool.
+
+    Items are dicts for ``rss``: ``enclosures`` holds (url, type, length)
+    triples, ``categories`` (name, domain) pairs.
+    """
+    for number, item in enumerate(items):
+        item["enclosures"] = [(f"https://cdn.example.com/{item['guid']}.mp3", "audio/mpeg", 1000)]
+        item["categories"] = [
+            (f"Topic {(number + k) % pool}", "https://example.com/topics")
+            for k in range(categories)
+        ]
+    return items
 
 
 def numbered_items(count, *, prefix="item", start=0):

@@ -1,0 +1,225 @@
+"""Bounded history: posts per feed (with re-imports), import runs, task results, the schedule."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from django_celery_beat.models import PeriodicTask
+from django_celery_results.models import TaskResult
+
+from djangofeeds import parse, retention
+from djangofeeds.importer import import_feed
+from djangofeeds.models import Enclosure, Feed, ImportRun, Outcome, Post, PrunedPost
+from tests.factories import FeedFactory
+from tests.support.feed_server import numbered_items, rss, with_media
+
+pytestmark = pytest.mark.django_db
+
+
+def guids(feed_url):
+    return list(Post.objects.filter(feed__url=feed_url).values_list("guid", flat=True))
+
+
+def newest(count, start=0):
+    return [f"item-{n}" for n in range(start, start + count)]
+
+
+def test_import_past_the_bound_keeps_the_newest_posts(feed_server, settings):
+    settings.DJANGOFEEDS_KEEP_POSTS = 10
+    url = feed_server.serve("/long.xml", rss(with_media(numbered_items(15))))
+
+    run = import_feed(url).run
+
+    assert guids(url) == newest(10)
+    assert run.created == 15
+    assert "5 older posts pruned (keeping 10 per feed)" in run.warning
+    assert Enclosure.objects.count() == 10  # the pruned posts' enclosures went with them
+    assert Post.categories.through.objects.count() == 30
+
+
+def test_pruned_posts_never_come_back_while_the_feed_lists_them(feed_server, settings):
+    """The feed lists 15, 10 are kept: re-imports store nothing new and prune nothing."""
+    settings.DJANGOFEEDS_KEEP_POSTS = 10
+    url = feed_server.serve("/long.xml", rss(numbered_items(15)))
+    import_feed(url)
+    kept_ids = set(Post.objects.values_list("pk", flat=True))
+
+    for _ in range(2):
+        run = import_feed(url).run
+        assert (run.created, run.updated) == (0, 0)
+        assert "pruned" not in run.warning
+
+    assert set(Post.objects.values_list("pk", flat=True)) == kept_ids
+
+
+def test_new_posts_push_the_oldest_out_and_tombstones_follow_the_feed(feed_server, settings):
+    settings.DJANGOFEEDS_KEEP_POSTS = 10
+    url = feed_server.serve("/long.xml", rss(numbered_items(15, start=2)))
+    import_feed(url)
+
+    # Two new posts on top; the feed still lists its 15 newest.
+    feed_server.serve("/long.xml", rss(numbered_items(15)))
+    run = import_feed(url).run
+
+    assert run.created == 2
+    assert guids(url) == newest(10)
+    feed = Feed.objects.get(url=url)
+    listed = {parse.sha256(guid) for guid in newest(15)}
+    tombstones = set(feed.pruned_posts.values_list("guid_hash", flat=True))
+    # Only what the feed still lists is remembered: item-15 and item-16 fell off its end.
+    assert tombstones == {parse.sha256(guid) for guid in newest(5, start=10)}
+    assert tombstones <= listed
+
+
+def test_undated_posts_are_pruned_first_and_stay_pruned(feed_server, settings):
+    settings.DJANGOFEEDS_KEEP_POSTS = 4
+    items = numbered_items(6)
+    for item in items[:2]:
+        del item["pubDate"]
+    url = feed_server.serve("/undated.xml", rss(items))
+
+    import_feed(url)
+    again = import_feed(url).run
+
+    assert guids(url) == newest(4, start=2)
+    assert again.created == 0
+
+
+def test_cleanup_prunes_every_feed_over_the_bound_in_batches(feed_server, settings):
+    url = feed_server.serve("/many.xml", rss(numbered_items(30)))
+    import_feed(url)
+    small = feed_server.serve("/few.xml", rss(numbered_items(3, prefix="few")))
+    import_feed(small)
+    settings.DJANGOFEEDS_KEEP_POSTS = 7
+
+    feeds, posts = retention.prune_all_posts()
+
+    assert (feeds, posts) == (1, 23)
+    assert guids(url) == newest(7)
+    assert len(guids(small)) == 3
+    # And the next import does not bring the 23 back.
+    assert import_feed(url).run.created == 0
+
+
+def test_prune_posts_deletes_in_batches(feed_server, django_assert_max_num_queries):
+    url = feed_server.serve("/many.xml", rss(numbered_items(25)))
+    import_feed(url)
+    feed = Feed.objects.get(url=url)
+
+    with django_assert_max_num_queries(100) as captured:
+        pruned = retention.prune_posts(feed.pk, 4, batch_size=5)
+
+    assert pruned == 21
+    assert len(deletes_of(captured, "djangofeeds_post")) == 5  # 5 + 5 + 5 + 5 + 1
+    assert guids(url) == newest(4)
+
+
+def test_tombstones_are_bounded_by_what_a_feed_can_list(feed_server, monkeypatch):
+    monkeypatch.setattr(parse, "MAX_ENTRIES", 8)
+    url = feed_server.serve("/many.xml", rss(numbered_items(8)))
+    import_feed(url)
+    feed = Feed.objects.get(url=url)
+
+    retention.prune_posts(feed.pk, 0, batch_size=3)
+
+    assert not Post.objects.exists()
+    monkeypatch.setattr(parse, "MAX_ENTRIES", 5)
+    feed_server.serve("/many.xml", rss(numbered_items(3, prefix="new")))
+    import_feed(url)
+    retention.prune_posts(feed.pk, 0)
+    assert PrunedPost.objects.filter(feed=feed).count() == 5
+
+
+def runs(feed, ages_in_days):
+    now = timezone.now()
+    return [
+        ImportRun.objects.create(
+            feed=feed, outcome=Outcome.NOT_MODIFIED, started_at=now - timedelta(days=age)
+        )
+        for age in ages_in_days
+    ]
+
+
+def deletes_of(captured, table):
+    return [q for q in captured.captured_queries if q["sql"].startswith(f'DELETE FROM "{table}"')]
+
+
+def test_run_retention_keeps_the_last_runs_of_each_feed_even_when_old(
+    settings, django_assert_max_num_queries
+):
+    settings.DJANGOFEEDS_KEEP_RUNS_DAYS = 7
+    settings.DJANGOFEEDS_KEEP_RUNS_PER_FEED = 3
+    busy, quiet, dead = FeedFactory(), FeedFactory(), FeedFactory()
+    busy_runs = runs(busy, [0, 1, 2, 3, 4, 8, 9, 10, 30])
+    quiet_runs = runs(quiet, [10, 20, 30, 40, 50])
+    dead_runs = runs(dead, [100])
+
+    with django_assert_max_num_queries(100) as captured:
+        deleted = retention.prune_import_runs(batch_size=2)
+
+    assert deleted == 4 + 2
+    assert len(deletes_of(captured, "djangofeeds_importrun")) == 3  # batches of 2
+    # Recent runs all stay; of the old ones, those among a feed's last three stay.
+    assert set(busy.import_runs.all()) == set(busy_runs[:5])
+    assert set(quiet.import_runs.all()) == set(quiet_runs[:3])
+    assert list(dead.import_runs.all()) == dead_runs
+
+
+def test_run_retention_works_across_feed_batches(settings, monkeypatch):
+    monkeypatch.setattr(retention, "FEEDS_PER_BATCH", 2)
+    feeds = FeedFactory.create_batch(5)
+    for feed in feeds:
+        runs(feed, [40, 50, 60])
+
+    deleted = retention.prune_import_runs(days=30, per_feed=1)
+
+    assert deleted == 10
+    assert sorted(ImportRun.objects.values_list("feed_id", flat=True)) == [f.pk for f in feeds]
+
+
+def test_task_results_older_than_result_expires_are_deleted_in_batches(settings):
+    settings.CELERY_RESULT_EXPIRES = 3600
+    now = timezone.now()
+    for number, age in enumerate([0, 10, 7200, 7300, 86400]):
+        result = TaskResult.objects.create(task_id=f"task-{number}", status="SUCCESS")
+        TaskResult.objects.filter(pk=result.pk).update(date_done=now - timedelta(seconds=age))
+
+    assert retention.prune_task_results(batch_size=2) == 3
+    assert sorted(TaskResult.objects.values_list("task_id", flat=True)) == ["task-0", "task-1"]
+
+
+def test_cleanup_task_prunes_posts_runs_and_results(feed_server, settings):
+    from djangofeeds.tasks import cleanup
+
+    url = feed_server.serve("/many.xml", rss(numbered_items(12)))
+    import_feed(url)
+    feed = Feed.objects.get(url=url)
+    runs(feed, [60, 61])
+    settings.DJANGOFEEDS_KEEP_POSTS = 5
+    settings.DJANGOFEEDS_KEEP_RUNS_PER_FEED = 1
+
+    summary = cleanup.apply().get()
+
+    assert summary == {"posts": 7, "feeds_pruned": 1, "import_runs": 2, "task_results": 0}
+    assert feed.posts.count() == 5 and feed.import_runs.count() == 1
+
+
+def test_cleanup_and_result_expiry_are_on_the_beat_schedule(settings):
+    from project.celery import app
+
+    cleanup = PeriodicTask.objects.get(task="djangofeeds.tasks.cleanup")
+    assert cleanup.enabled and cleanup.interval.every == 1 and cleanup.interval.period == "hours"
+    assert app.conf.result_expires == settings.CELERY_RESULT_EXPIRES == 24 * 3600
+    # With result_expires set, beat's DatabaseScheduler installs Celery's own daily
+    # celery.backend_cleanup (django_celery_beat.schedulers.install_default_entries).
+    assert hasattr(app.backend, "cleanup") and not app.backend.supports_autoexpire
+
+
+def test_keep_posts_zero_means_no_bound(feed_server, settings):
+    settings.DJANGOFEEDS_KEEP_POSTS = 0
+    url = feed_server.serve("/all.xml", rss(numbered_items(12)))
+
+    import_feed(url)
+
+    assert retention.prune_all_posts() == (0, 0)
+    assert len(guids(url)) == 12
