@@ -12,6 +12,8 @@ import tempfile
 os.environ.setdefault("DJANGO_VAR_DIR", tempfile.mkdtemp(prefix="project-tests-"))
 os.environ.setdefault("DJANGO_DEBUG", "1")
 os.environ.setdefault("DJANGOFEEDS_ALLOW_PRIVATE_HOSTS", "1")
+# No .env.local: a make run in this checkout must not configure the tests.
+os.environ.setdefault("DJANGO_ENV_FILE", "")
 
 from project.settings import *  # noqa: F403
 from project.settings import CELERY_BROKER_TRANSPORT_OPTIONS, CELERY_BROKER_URL, VAR_DIR
