@@ -19,9 +19,11 @@ APP_SERVICES = ("migrate", "web", "worker", "beat")
 
 
 def settings_variables():
-    """Every environment variable project/settings.py reads."""
-    source = (BASE / "project" / "settings.py").read_text()
-    return set(re.findall(r'env_(?:str|bool|int|list)\(\s*"([A-Z0-9_]+)"', source))
+    """Every environment variable project/settings.py reads (and its env file loader)."""
+    source = "".join(
+        (BASE / "project" / name).read_text() for name in ("settings.py", "localenv.py")
+    )
+    return set(re.findall(r'(?:env_(?:str|bool|int|list)|environ\.get)\(\s*"([A-Z0-9_]+)"', source))
 
 
 @pytest.fixture(scope="module")
