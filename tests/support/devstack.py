@@ -3,6 +3,7 @@
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -86,3 +87,15 @@ def wait_for_http(url, timeout=60):
         except httpx.TransportError:
             assert time.monotonic() < deadline, f"{url} never answered"
             time.sleep(0.2)
+
+
+def manage(stack, *args, timeout=180):
+    """``.venv/bin/python manage.py args`` in the stack's folder, from a fresh shell."""
+    return subprocess.run(
+        [".venv/bin/python", "manage.py", *args],
+        cwd=stack.cwd,
+        env=stack.env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
