@@ -3,7 +3,7 @@
 The folder (``DJANGO_VAR_DIR``) holds the filesystem broker and SQLite's test
 database; worker subprocesses inherit it through the environment, so the tests
 and their workers share one broker and one database, and nothing of a
-``make run`` in the same checkout.
+``make run`` in the same checkout (nor its ``.env.local``: ``DJANGO_ENV_FILE`` is empty).
 """
 
 import os
