@@ -118,7 +118,7 @@ def shown(path):
     return str(path.relative_to(base)) if path.is_relative_to(base) else str(path)
 
 
-def login_banner(site):
+def login_banner(site, note=""):
     """Where to go and how to log in: printed once the stack is up, after the banners."""
     password = kept_password()
     if password:
@@ -136,7 +136,7 @@ def login_banner(site):
     return (
         f"\n{rule}\nSite:  {site}\nAdmin: {site}admin/\n{login}\n"
         "Commands in another terminal (manage.py, celery) use this configuration: .env.local.\n"
-        f"Press Ctrl-C to stop web, worker and beat.\n{rule}\n"
+        f"{note}Press Ctrl-C to stop web, worker and beat.\n{rule}\n"
     )
 
 
@@ -236,6 +236,7 @@ def stop(processes, force):
             worker.send_signal(signal.SIGQUIT)
             if not wait(worker, COLD_STOP_SECONDS):
                 print(f"worker did not stop in {COLD_STOP_SECONDS}s: killing it", flush=True)
+                signal_group(worker, signal.SIGKILL)
     for name, process in processes.items():
         if not wait(process, OTHERS_STOP_SECONDS):
             print(f"{name} did not stop in {OTHERS_STOP_SECONDS}s: killing it", flush=True)
@@ -244,22 +245,22 @@ def stop(processes, force):
 
 
 def configure_environment():
-    """Create or complete .env.local, then say which exported variables other terminals lack."""
+    """Create or complete .env.local; return a note naming what other terminals will lack."""
     from project import localenv
 
     env_file = localenv.ensure_dev_file()
     if env_file is None:  # DJANGO_ENV_FILE="": this environment is the whole configuration
         for name, value in localenv.DEV_DEFAULTS.items():
             os.environ.setdefault(name, value)
-        return
+        return ""
     differing = localenv.exported_but_not_in_file(env_file)
-    if differing:
-        print(
-            f"Exported in this shell but not in {env_file.name}: {', '.join(differing)}. "
-            f"make run uses them; commands in another terminal will not, unless you "
-            f"add them to {env_file.name}.",
-            flush=True,
-        )
+    if not differing:
+        return ""
+    return (
+        f"Exported in this shell but not in {env_file.name}: {', '.join(differing)}; "
+        f"commands in another terminal\nwill not use them unless you add them to "
+        f"{env_file.name}.\n"
+    )
 
 
 def main(argv=None):
@@ -269,7 +270,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
-    configure_environment()
+    note = configure_environment()
     import django
 
     django.setup()
@@ -307,7 +308,7 @@ def main(argv=None):
             break
         up = ready >= set(READY_LINES) and listening(args.host, args.port)
         if not shown_banner and (up or time.monotonic() - started > READY_TIMEOUT_SECONDS):
-            print(login_banner(site), flush=True)
+            print(login_banner(site, note), flush=True)
             shown_banner = True
     stop(processes, force)
     print("Stopped.", flush=True)

@@ -30,11 +30,11 @@ def copy_project(target):
 
 def clean_env():
     """A fresh shell's environment: PATH (without any virtualenv) and HOME, nothing exported."""
-    path = os.pathsep.join(
-        entry
-        for entry in os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
-        if not Path(entry).resolve().is_relative_to(Path(sys.prefix).resolve())
-    )
+    entries = os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
+    if sys.prefix != sys.base_prefix:  # a virtualenv: not on a fresh shell's PATH
+        venv = Path(sys.prefix).resolve()
+        entries = [entry for entry in entries if not Path(entry).resolve().is_relative_to(venv)]
+    path = os.pathsep.join(entries)
     return {"PATH": path, "HOME": os.environ.get("HOME", "/root")}
 
 
