@@ -11,14 +11,20 @@ server.
 
 import re
 import signal
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 
-from tests.support.devstack import copy_project, kill_everything_in, start_stack, wait_until_up
+from tests.support.devstack import (
+    copy_project,
+    kill_everything_in,
+    manage,
+    start_stack,
+    type_in_shell,
+    wait_until_up,
+)
 from tests.support.feed_server import numbered_items, rss
 from tests.support.processes import WatchedProcess
 from tests.support.services import free_port
@@ -87,18 +93,6 @@ def running_stack(tmp_path):
     kill_everything_in(tmp_path)
 
 
-def type_command(command, stack, stdin=""):
-    return subprocess.run(
-        ["bash", "-c", command],
-        cwd=stack.cwd,
-        env=stack.env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-
-
 def test_readme_lists_each_command_of_the_project():
     """The parse finds the README's commands, one at least for every management command."""
     commands = " ".join(readme_commands(README.read_text()))
@@ -128,11 +122,11 @@ def test_readme_commands_work_as_written_after_make_run(running_stack, feed_serv
             check_long_running(command, *long_running, stack=running_stack)
         elif re.search(r"manage\.py shell$", command):
             typed = doctest_of(shell_session(text))
-            result = type_command(command, running_stack, stdin=typed)
+            result = type_in_shell(running_stack, command, stdin=typed)
             assert result.returncode == 0, f"{written}\n{result.stdout}{result.stderr}"
         else:
             stdin = next((typed for name, typed in TYPED.items() if name in command), "")
-            result = type_command(command, running_stack, stdin=stdin)
+            result = type_in_shell(running_stack, command, stdin=stdin)
             assert result.returncode == 0, f"{written}\n{result.stdout}{result.stderr}"
             if "opml_import" in command:
                 # The dev feeds (loopback addresses) come back as known, not "invalid".
@@ -146,7 +140,7 @@ def test_readme_commands_work_as_written_after_make_run(running_stack, feed_serv
         "from django.contrib.auth.models import User; "
         f"print(User.objects.get(username='admin').check_password({PASSWORD!r}))"
     )
-    result = type_command(f'.venv/bin/python manage.py shell -c "{check}"', running_stack)
+    result = manage(running_stack, "shell", "-c", check)
     assert result.stdout.strip().endswith("True"), result.stdout + result.stderr
 
 

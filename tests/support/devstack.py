@@ -1,6 +1,7 @@
 """``make run``'s stack in a copy of the checkout, driven as a developer at a shell would."""
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -89,13 +90,19 @@ def wait_for_http(url, timeout=60):
             time.sleep(0.2)
 
 
-def manage(stack, *args, timeout=180):
-    """``.venv/bin/python manage.py args`` in the stack's folder, from a fresh shell."""
+def type_in_shell(stack, command, stdin="", timeout=180):
+    """``command`` as typed at a fresh shell (bash, nothing exported) in the stack's folder."""
     return subprocess.run(
-        [".venv/bin/python", "manage.py", *args],
+        ["bash", "-c", command],
         cwd=stack.cwd,
         env=stack.env,
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=timeout,
     )
+
+
+def manage(stack, *args):
+    """``.venv/bin/python manage.py args`` in the stack's folder, from a fresh shell."""
+    return type_in_shell(stack, shlex.join([".venv/bin/python", "manage.py", *args]))
