@@ -3,14 +3,14 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: help run test lint format bench screenshots clean
+.PHONY: help run test system-packages lint format bench screenshots clean
 
 # The browser tests drive Debian's chromium; Playwright must never fetch a browser of its own.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 help:
 	@echo "make run     migrate, load demo data, start web + worker + beat (Ctrl-C stops all)"
-	@echo "make test    install dev requirements and run the test suite"
+	@echo "make test    install missing system packages and dev requirements, run the test suite"
 	@echo "make lint    ruff check and ruff format --check"
 	@echo "make format  ruff format and ruff check --fix"
 	@echo "make bench   run the benchmarks in bench/"
@@ -33,12 +33,12 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(BIN)/python
 run: $(VENV)/.installed
 	$(BIN)/python -m project.devstack
 
-test: $(VENV)/.installed-dev
-	@for program in memcached redis-server chromium; do \
-	  command -v $$program >/dev/null || { \
-	    echo "make test runs a real $$program: install it first (apt-get install memcached redis-server chromium)"; \
-	    exit 1; }; \
-	done
+# The tests run a real memcached, redis-server and chromium: installed here when
+# missing (as root; otherwise it prints the command), the same step as .ci/run's.
+system-packages:
+	@bash .ci/system-packages
+
+test: system-packages $(VENV)/.installed-dev
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-dev

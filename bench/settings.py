@@ -12,6 +12,7 @@ import tempfile
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/djangofeeds_bench"
 
+os.environ["DJANGO_ENV_FILE"] = ""  # never a make run's .env.local
 os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL") or DEFAULT_DATABASE_URL
 if not os.environ.get("DJANGO_VAR_DIR"):
     os.environ["DJANGO_VAR_DIR"] = tempfile.mkdtemp(prefix="project-bench-")

@@ -15,6 +15,8 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
+from project import localenv
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -46,6 +48,10 @@ def env_int(name, default):
 def env_list(name, default):
     return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
 
+
+# The checkout's .env.local (make run writes it), so that manage.py and celery
+# in any terminal run on the stack's configuration; exported variables win.
+ENV_FILE = localenv.load()
 
 # Scratch space for the embedded defaults: the filesystem broker and SQLite's
 # test database. Tests point it at a private temporary folder.

@@ -3,7 +3,7 @@
 The folder (``DJANGO_VAR_DIR``) holds the filesystem broker and SQLite's test
 database; worker subprocesses inherit it through the environment, so the tests
 and their workers share one broker and one database, and nothing of a
-``make run`` in the same checkout.
+``make run`` in the same checkout (nor its ``.env.local``: ``DJANGO_ENV_FILE`` is empty).
 """
 
 import os
@@ -12,6 +12,8 @@ import tempfile
 os.environ.setdefault("DJANGO_VAR_DIR", tempfile.mkdtemp(prefix="project-tests-"))
 os.environ.setdefault("DJANGO_DEBUG", "1")
 os.environ.setdefault("DJANGOFEEDS_ALLOW_PRIVATE_HOSTS", "1")
+# No .env.local: a make run in this checkout must not configure the tests.
+os.environ.setdefault("DJANGO_ENV_FILE", "")
 
 from project.settings import *  # noqa: F403
 from project.settings import CELERY_BROKER_TRANSPORT_OPTIONS, CELERY_BROKER_URL, VAR_DIR

@@ -7,6 +7,7 @@ against what exists: modules, commands, queues, settings.
 import importlib
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,9 +20,11 @@ APP_SERVICES = ("migrate", "web", "worker", "beat")
 
 
 def settings_variables():
-    """Every environment variable project/settings.py reads."""
-    source = (BASE / "project" / "settings.py").read_text()
-    return set(re.findall(r'env_(?:str|bool|int|list)\(\s*"([A-Z0-9_]+)"', source))
+    """Every environment variable project/settings.py reads (and its env file loader)."""
+    source = "".join(
+        (BASE / "project" / name).read_text() for name in ("settings.py", "localenv.py")
+    )
+    return set(re.findall(r'(?:env_(?:str|bool|int|list)|environ\.get)\(\s*"([A-Z0-9_]+)"', source))
 
 
 @pytest.fixture(scope="module")
@@ -139,3 +142,13 @@ def test_requirements_are_pinned():
             line = line.split("#")[0].strip()
             if line and not line.startswith("-r "):
                 assert "==" in line, f"{name}: {line} is not pinned"
+
+
+def test_local_env_file_is_never_committed_nor_built_into_the_image():
+    """make run's .env.local (a secret key, DEBUG on) stays out of git and the Docker image."""
+    assert "/.env.local" in (BASE / ".gitignore").read_text().splitlines()
+    assert ".env.local" in (BASE / ".dockerignore").read_text().splitlines()
+    ignored = subprocess.run(
+        ["git", "check-ignore", "-q", ".env.local"], cwd=BASE, capture_output=True
+    )
+    assert ignored.returncode == 0

@@ -1,57 +1,20 @@
 """``make run``'s entry point, started on embedded defaults in a fresh folder."""
 
-import os
 import re
-import shutil
 import signal
 import subprocess
-import sys
-import time
-from pathlib import Path
 
 import httpx
 import pytest
-from django.conf import settings
 
-from tests.support.processes import WatchedProcess
+from tests.support.devstack import (
+    copy_project,
+    kill_everything_in,
+    processes_running_in,
+    start_stack,
+    wait_for_http,
+)
 from tests.support.services import free_port
-
-# Anything that would pull the stack off its embedded defaults.
-NOT_INHERITED = (
-    "DJANGO_SETTINGS_MODULE", "DJANGO_VAR_DIR", "DJANGO_DEBUG", "DATABASE_URL",
-    "CELERY_BROKER_URL", "MEMCACHED_LOCATION", "AKISMET_API_KEY",
-)  # fmt: skip
-
-
-def copy_project(target):
-    """The project's code, without its database, broker folder or virtualenv."""
-    base = Path(settings.BASE_DIR)
-    shutil.copy(base / "manage.py", target)
-    for path in base.iterdir():
-        if path.is_dir() and (path.name == "project" or (path / "apps.py").exists()):
-            shutil.copytree(path, target / path.name, ignore=shutil.ignore_patterns("__pycache__"))
-
-
-def start_stack(cwd, port):
-    """The devstack process on embedded defaults, its output collected as it comes."""
-    env = {k: v for k, v in os.environ.items() if k not in NOT_INHERITED}
-    stack = WatchedProcess(
-        [sys.executable, "-m", "project.devstack", "--port", str(port)], cwd=cwd, env=env
-    )
-    stack.cwd, stack.env, stack.url = cwd, env, f"http://127.0.0.1:{port}/"
-    return stack
-
-
-def processes_running_in(folder):
-    """PIDs of processes whose working directory is folder (web, worker, beat, children)."""
-    pids = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and Path(os.readlink(proc / "cwd")) == folder:
-                pids.append(int(proc.name))
-        except OSError:
-            continue
-    return pids
 
 
 @pytest.fixture
@@ -60,24 +23,22 @@ def stack(tmp_path):
     running = start_stack(tmp_path, free_port())
     yield running
     running.kill()
-    for pid in processes_running_in(tmp_path):
-        os.kill(pid, signal.SIGKILL)
-
-
-def wait_for_http(url, timeout=60):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return httpx.get(url, timeout=5)
-        except httpx.TransportError:
-            assert time.monotonic() < deadline, f"{url} never answered"
-            time.sleep(0.2)
+    kill_everything_in(tmp_path)
 
 
 def test_devstack_serves_site_and_admin_and_runs_tasks(stack):
     """A fresh folder gets a database, demo entry, superuser, web, worker and beat."""
-    password = stack.wait_for(r'Log in as "admin" with password: (\S+)', timeout=120).group(1)
+    password = stack.wait_for(r'Log in as "admin" with password: (\S+)', timeout=180).group(1)
     assert f"Admin: {stack.url}admin/" in stack.output
+    # Printed after the children's banners, not scrolled away by them.
+    banner_at = stack.output.index('Log in as "admin"')
+    for line in (r"worker \| .* ready\.", r"beat \| .*beat: Starting", r"web \| Quit the server"):
+        assert re.search(line, stack.output[:banner_at]), line
+    # And kept, readable by its owner only.
+    kept = stack.cwd / "var" / "admin-password"
+    assert kept.read_text().strip() == password
+    assert kept.stat().st_mode & 0o777 == 0o600
+    assert "(kept in var/admin-password)" in stack.output
 
     home = wait_for_http(stack.url)
     assert home.status_code == 200
@@ -102,9 +63,9 @@ def test_devstack_serves_site_and_admin_and_runs_tasks(stack):
     # add.delay(2, 2) from a shell in that folder is run by the stack's own worker.
     code = "from project.tasks import add; print(add.delay(2, 2).get(timeout=30))"
     shell = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", code],
+        [".venv/bin/python", "manage.py", "shell", "-c", code],
         cwd=stack.cwd,
-        env=stack.env | {"DJANGO_SETTINGS_MODULE": "project.settings", "DJANGO_DEBUG": "1"},
+        env=stack.env,
         capture_output=True,
         text=True,
         timeout=60,
@@ -113,9 +74,9 @@ def test_devstack_serves_site_and_admin_and_runs_tasks(stack):
 
     # The demo feed (the blog's own RSS) imports through the stack's worker.
     imported = subprocess.run(
-        [sys.executable, "manage.py", "import_feeds", "--all", "--wait", "--timeout", "60"],
+        [".venv/bin/python", "manage.py", "import_feeds", "--all", "--wait", "--timeout", "60"],
         cwd=stack.cwd,
-        env=stack.env | {"DJANGO_SETTINGS_MODULE": "project.settings", "DJANGO_DEBUG": "1"},
+        env=stack.env,
         capture_output=True,
         text=True,
         timeout=90,

@@ -11,7 +11,10 @@ from django.conf import settings
 from tests.support.services import free_port
 
 # Variables that would make a child process inherit this test session's setup.
-SESSION_VARIABLES = ("DJANGO_SETTINGS_MODULE", "DJANGO_DEBUG", "DJANGO_SECRET_KEY")
+SESSION_VARIABLES = (
+    "DJANGO_SETTINGS_MODULE", "DJANGO_DEBUG", "DJANGO_SECRET_KEY",
+    "DJANGOFEEDS_ALLOW_PRIVATE_HOSTS",
+)  # fmt: skip
 
 
 def run_python(args, **env):
@@ -95,3 +98,68 @@ def test_dispatch_with_broker_down_gives_up_quickly():
     assert outcome["error"] == "OperationalError"
     # A hang would be Celery's default: retrying for 100 seconds or more.
     assert outcome["seconds"] < 3, outcome
+
+
+SHOW_SETTINGS = (
+    "import json, django; django.setup(); from django.conf import settings as s; "
+    "print(json.dumps([s.DEBUG, s.SECRET_KEY, s.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS, "
+    "s.DJANGOFEEDS_FETCH_TIMEOUT]))"
+)
+
+
+def write_env_file(folder, text):
+    env_file = folder / "local.env"
+    env_file.write_text(text)
+    return str(env_file)
+
+
+def test_env_file_configures_every_command(tmp_path):
+    """Values of the env file reach the settings of a command run with nothing exported."""
+    key = secrets.token_urlsafe(50)
+    env_file = write_env_file(
+        tmp_path,
+        f"DJANGO_DEBUG=1\nDJANGO_SECRET_KEY={key}\nDJANGOFEEDS_ALLOW_PRIVATE_HOSTS=1\n"
+        "DJANGOFEEDS_FETCH_TIMEOUT=7\n",
+    )
+    result = run_python(["-c", SHOW_SETTINGS], DJANGO_ENV_FILE=env_file)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [True, key, True, 7]
+
+
+def test_exported_variables_win_over_the_env_file(tmp_path):
+    """A variable set in the environment overrides the file's value of it."""
+    env_file = write_env_file(
+        tmp_path, "DJANGO_DEBUG=1\nDJANGOFEEDS_ALLOW_PRIVATE_HOSTS=1\nDJANGOFEEDS_FETCH_TIMEOUT=7\n"
+    )
+    result = run_python(
+        ["-c", SHOW_SETTINGS],
+        DJANGO_ENV_FILE=env_file,
+        DJANGOFEEDS_ALLOW_PRIVATE_HOSTS="0",
+        DJANGOFEEDS_FETCH_TIMEOUT="3",
+    )
+    assert result.returncode == 0, result.stderr
+    debug, _, private_hosts, timeout = json.loads(result.stdout)
+    assert (debug, private_hosts, timeout) == (True, False, 3)
+
+
+def test_env_file_without_a_secret_stays_strict_with_debug_off(tmp_path):
+    """DEBUG off from the file, and no secret anywhere: refused as without a file."""
+    env_file = write_env_file(tmp_path, "DJANGO_DEBUG=0\nDJANGOFEEDS_FETCH_TIMEOUT=7\n")
+    result = run_python(["manage.py", "check"], DJANGO_ENV_FILE=env_file)
+    assert result.returncode != 0
+    assert "DJANGO_DEBUG is off but DJANGO_SECRET_KEY is not set" in result.stderr
+
+
+def test_make_runs_env_file_is_clean_for_check_deploy_with_debug_off(tmp_path):
+    """The env file make run writes, with DJANGO_DEBUG=0 exported, passes check --deploy."""
+    env_file = tmp_path / ".env.local"
+    code = "from project import localenv; print(localenv.ensure_dev_file())"
+    created = run_python(["-c", code], DJANGO_ENV_FILE=str(env_file))
+    assert created.returncode == 0, created.stderr
+    assert env_file.stat().st_mode & 0o777 == 0o600  # it holds the secret key
+    result = run_python(
+        ["manage.py", "check", "--deploy", "--fail-level", "DEBUG"],
+        DJANGO_ENV_FILE=str(env_file),
+        DJANGO_DEBUG="0",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
