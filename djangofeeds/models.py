@@ -102,7 +102,18 @@ class Feed(models.Model):
     last_http_status = models.PositiveSmallIntegerField("last HTTP status", null=True, blank=True)
     last_error = models.TextField(blank=True)
     error_count = models.PositiveIntegerField(default=0)
-    next_check_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # A new feed is due at once; NULL (after "Reset errors") is due too.
+    next_check_at = models.DateTimeField(null=True, blank=True, db_index=True, default=timezone.now)
+    # Set when refresh_feeds or "Import now" queues the feed (next_check_at then
+    # moves to the claim's deadline); cleared when an import finishes. Its value
+    # travels with the message: an import whose claim was replaced does nothing.
+    claimed_at = models.DateTimeField("queued at", null=True, blank=True, editable=False)
+    # Adaptive polling: the observed gap between recent entries (seconds) and
+    # the newest entry's date, from the last document that had dated entries.
+    poll_interval = models.PositiveIntegerField(
+        "observed interval (s)", null=True, blank=True, editable=False
+    )
+    newest_entry_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     # Bumped on every lock acquisition; writes carry the number they were
     # given and are refused once a newer one exists.
@@ -114,7 +125,19 @@ class Feed(models.Model):
 
     class Meta:
         ordering = ["title", "url"]
-        indexes = [models.Index(fields=["is_active", "next_check_at"], name="feed_due_idx")]
+        indexes = [
+            models.Index(fields=["is_active", "next_check_at"], name="feed_due_idx"),
+            # The claim's scan, in its order: it stops after one batch.
+            models.Index(
+                fields=["next_check_at"], condition=models.Q(is_active=True), name="feed_claim_idx"
+            ),
+            # Backpressure counts the unfinished claims only.
+            models.Index(
+                fields=["claimed_at"],
+                condition=models.Q(claimed_at__isnull=False),
+                name="feed_claimed_idx",
+            ),
+        ]
 
     def __str__(self):
         return self.title or self.url
@@ -166,6 +189,15 @@ class Post(models.Model):
 
 class ImportRun(models.Model):
     feed = models.ForeignKey(Feed, on_delete=models.CASCADE, related_name="import_runs")
+    # The refresh round that queued this import (none for one a person started).
+    refresh_run = models.ForeignKey(
+        "RefreshRun",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="import_runs",
+        verbose_name="refresh round",
+    )
     task_id = models.CharField("task id", max_length=255, blank=True)
     worker = models.CharField(max_length=255, blank=True)
     started_at = models.DateTimeField(default=timezone.now)
@@ -204,7 +236,11 @@ class ImportRun(models.Model):
 
 
 class RefreshRun(models.Model):
-    """One scheduled ``refresh_feeds`` round, summarised by its chord callback."""
+    """One ``refresh_feeds`` round: the feeds it claimed, counted from their ``ImportRun`` rows.
+
+    The outcome columns are filled when the round is over (a later tick closes
+    it); until then ``progress()`` counts the runs so far.
+    """
 
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -216,6 +252,27 @@ class RefreshRun(models.Model):
 
     class Meta:
         ordering = ["-started_at", "-id"]
+        indexes = [
+            models.Index(
+                fields=["started_at"],
+                condition=models.Q(finished_at__isnull=True),
+                name="refreshrun_open_idx",
+            )
+        ]
 
     def __str__(self):
         return f"refresh of {self.feeds} feeds at {self.started_at:%Y-%m-%d %H:%M:%S}"
+
+    def progress(self):
+        """``(done, counts)``: feeds with a run in this round, and runs per outcome."""
+        runs = ImportRun.objects.filter(refresh_run=self)
+        counts = dict.fromkeys(Outcome.values, 0)
+        counts.update(runs.values_list("outcome").annotate(n=models.Count("pk")).order_by())
+        return runs.values("feed_id").distinct().count(), counts
+
+    @property
+    def unfinished(self):
+        """Claimed feeds with no run in a closed round (lost messages, killed workers)."""
+        if self.finished_at is None:
+            return None
+        return max(0, self.feeds - self.imported - self.not_modified - self.skipped - self.failed)
