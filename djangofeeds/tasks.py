@@ -312,11 +312,15 @@ def refresh_feeds():
     except Exception as exc:
         # send_imports released the claims of the feeds it did not send.
         sent = Feed.objects.filter(pk__in=[pk for pk, _ in feeds], claimed_at=now).count()
-        RefreshRun.objects.filter(pk=summary.pk).update(feeds=sent)
+        if sent:
+            RefreshRun.objects.filter(pk=summary.pk).update(feeds=sent)
+        else:
+            summary.delete()
         logger.error("Refresh round %d: the broker failed after %d of %d feeds (%s: %s); "
                      "the other %d are due again", summary.pk, sent, len(feeds),
                      type(exc).__name__, exc, len(feeds) - sent)  # fmt: skip
-        return {"queued": sent, "refresh_run": summary.pk, "error": f"{type(exc).__name__}: {exc}"}
+        error = f"{type(exc).__name__}: {exc}"
+        return {"queued": sent, "refresh_run": summary.pk if sent else None, "error": error}
     logger.info("Refresh round %d: queued %d due feeds (%d were unfinished)",
                 summary.pk, len(feeds), unfinished)  # fmt: skip
     return {"queued": len(feeds), "refresh_run": summary.pk}
