@@ -34,9 +34,9 @@ LOCK_EXPIRE = settings.DJANGOFEEDS_LOCK_EXPIRE
 # backs off, instead of holding a worker through retries.
 MAX_RETRIES = 5
 RETRY_BACKOFF_MAX = 600
-# Beat sends the tick every 10 seconds (migration 0004); a copy that waited
+# Beat sends the tick every 5 seconds (migration 0004); a copy that waited
 # longer than this is dropped, so ticks never pile up.
-TICK_EXPIRES = 8
+TICK_EXPIRES = 4
 # URLs per claim statement when a person queues feeds by URL.
 URLS_PER_CLAIM = 500
 

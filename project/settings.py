@@ -337,12 +337,13 @@ DJANGOFEEDS_REFRESH_INTERVAL = env_int("DJANGOFEEDS_REFRESH_INTERVAL", 1800)
 # less often than the maximum (seconds). Undated feeds use the interval above.
 DJANGOFEEDS_MIN_POLL_INTERVAL = env_int("DJANGOFEEDS_MIN_POLL_INTERVAL", 900)
 DJANGOFEEDS_MAX_POLL_INTERVAL = env_int("DJANGOFEEDS_MAX_POLL_INTERVAL", 86400)
-# The refresh tick claims due feeds in the database, at most this many per
-# claim (one short transaction each)...
-DJANGOFEEDS_TICK_BATCH = env_int("DJANGOFEEDS_TICK_BATCH", 1000)
+# The refresh tick (every 5 seconds) claims due feeds in the database, at most
+# this many per tick: batch / 5 s is the most feeds per second the scheduler
+# can queue (500/s by default); raise it when more workers would idle...
+DJANGOFEEDS_TICK_BATCH = env_int("DJANGOFEEDS_TICK_BATCH", 2500)
 # ...and only while fewer than this many claimed feeds are still unfinished
 # (queued or running): the backlog in the broker never grows past it.
-DJANGOFEEDS_QUEUE_DEPTH = env_int("DJANGOFEEDS_QUEUE_DEPTH", 5000)
+DJANGOFEEDS_QUEUE_DEPTH = env_int("DJANGOFEEDS_QUEUE_DEPTH", 10000)
 # A claim not finished after this many seconds (a lost message, a killed
 # worker) is due again. Longer than an import may run (the lock's expiry)
 # plus the time a full queue takes to drain.

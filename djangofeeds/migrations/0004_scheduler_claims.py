@@ -1,6 +1,6 @@
 """Claims in the database (Feed.claimed_at), rounds on import runs, adaptive polling.
 
-The beat entry now ticks every 10 seconds and each tick expires after 8: a
+The beat entry now ticks every 5 seconds and each tick expires after 4: a
 tick claims at most one batch, so it must come often, and a late copy is
 dropped instead of piling up.
 """
@@ -12,13 +12,13 @@ from django.db import migrations, models
 TASK_NAME = "djangofeeds: import due feeds"
 
 
-def tick_every_10_seconds(apps, schema_editor):
+def tick_every_5_seconds(apps, schema_editor):
     IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
     PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    every, _ = IntervalSchedule.objects.get_or_create(every=10, period="seconds")
+    every, _ = IntervalSchedule.objects.get_or_create(every=5, period="seconds")
     PeriodicTask.objects.filter(name=TASK_NAME).update(
         interval=every,
-        expire_seconds=8,
+        expire_seconds=4,
         description="Claims a batch of due feeds and queues one import each (see README, Feeds).",
     )
 
@@ -81,6 +81,6 @@ class Migration(migrations.Migration):
             model_name='refreshrun',
             index=models.Index(condition=models.Q(('finished_at__isnull', True)), fields=['started_at'], name='refreshrun_open_idx'),
         ),
-        migrations.RunPython(tick_every_10_seconds, tick_every_minute),
+        migrations.RunPython(tick_every_5_seconds, tick_every_minute),
         migrations.RunPython(due_now_not_null, migrations.RunPython.noop),
     ]

@@ -16,9 +16,9 @@ from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
+from djangofeeds.models import Feed, ImportRun, Outcome, Post
 from djangofeeds.parse import sha256
-from djangofeeds.tasks import import_feed, lock_key, refresh_feeds, run_import
+from djangofeeds.tasks import import_feed, lock_key, run_import
 from tests.support.feed_server import numbered_items, rss
 from tests.support.waiting import wait_until
 from tests.support.workers import WorkerProcess
@@ -124,26 +124,6 @@ def pg_params(settings_dict):
         "host": settings_dict.get("HOST") or None,
         "port": settings_dict.get("PORT") or None,
     }
-
-
-def test_refresh_feeds_chord_writes_a_summary(feed_server, memcached_cache, worker_factory):
-    feeds_worker(worker_factory, memcached_cache)
-    good = feed_server.serve("/good.xml", rss(numbered_items(3)))
-    Feed.objects.create(url=good)
-    Feed.objects.create(url=feed_server.url("/gone.xml"))  # 404
-
-    queued = refresh_feeds.apply().get()
-
-    assert queued["queued"] == 2
-    summary = RefreshRun.objects.get(pk=queued["refresh_run"])
-    wait_until(
-        lambda: RefreshRun.objects.get(pk=summary.pk).finished_at,
-        60,
-        "the chord callback never ran",
-    )
-    summary.refresh_from_db()
-    assert (summary.imported, summary.failed, summary.skipped, summary.not_modified) == (1, 1, 0, 0)
-    assert Feed.objects.get(url=good).posts.count() == 3
 
 
 def test_import_feeds_wait_shows_progress_a_table_and_fails_on_a_failure(
