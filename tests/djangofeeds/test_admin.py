@@ -7,7 +7,7 @@ from django.contrib.auth.models import Permission, User
 from django.urls import reverse
 from django.utils import timezone
 
-from djangofeeds.models import Feed, ImportRun, Outcome, Post
+from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
 from project.celery import app as celery_app
 from tests.factories import FeedFactory, PostFactory
 from tests.support.admin import messages_of, run_action
@@ -208,3 +208,21 @@ def test_needs_attention_filter_finds_failing_and_overdue_feeds(admin_client):
     assert titles("any") == ["Failing", "Stuck"]
     page = admin_client.get(CHANGELIST).text
     assert "failing (1)" in page and "not checked on time (1)" in page and "any (2)" in page
+
+
+def test_refresh_runs_show_the_current_rounds_progress_and_a_closed_rounds_counts(admin_client):
+    feeds = FeedFactory.create_batch(3)
+    current = RefreshRun.objects.create(feeds=3)
+    ImportRun.objects.create(feed=feeds[0], refresh_run=current, outcome=Outcome.NOT_MODIFIED)
+    ImportRun.objects.create(feed=feeds[1], refresh_run=current, outcome=Outcome.FAILED)
+    closed = RefreshRun.objects.create(
+        feeds=4, imported=2, failed=1, finished_at=timezone.now(), started_at=timezone.now()
+    )
+
+    response = admin_client.get(reverse("admin:djangofeeds_refreshrun_changelist"))
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "2/3" in page and "1 not modified, 1 failed" in page  # counted live
+    assert "3/4" in page and "2 imported, 1 failed, 1 never run (claim timed out)" in page
+    assert closed.unfinished == 1

@@ -1,6 +1,7 @@
 """The tasks in-process (``apply``): lock, skip, retries, progress, refresh and its summary."""
 
 import logging
+import time
 from hashlib import md5
 
 import pytest
@@ -103,6 +104,26 @@ def test_import_feed_task_leaves_transient_errors_to_the_schedule(feed_server):
         < feed.next_check_at
         < timezone.now() + timezone.timedelta(minutes=7)
     )
+
+
+def test_a_dead_feed_backs_off_through_its_schedule(feed_server, settings):
+    """A feed that times out costs one bounded fetch per check, and waits longer after each."""
+    settings.DJANGOFEEDS_FETCH_TIMEOUT = 1
+    url = feed_server.serve("/dead.xml", rss(numbered_items(1)), delay=5)
+    delays = []
+    for _ in range(3):
+        started = time.monotonic()
+        result = import_feed.apply(args=[url]).get()
+        elapsed = time.monotonic() - started
+        assert result["status"] == "failed" and "timed out" in result["error"]
+        assert elapsed < 3 * settings.DJANGOFEEDS_FETCH_TIMEOUT + 2  # no retry inside the task
+        delays.append(Feed.objects.get(url=url).next_check_at - timezone.now())
+
+    assert feed_server.hits("/dead.xml") == 3
+    assert Feed.objects.get(url=url).error_count == 3
+    # 5, 10, then 20 minutes, each +-20%.
+    minutes = [delay.total_seconds() / 60 for delay in delays]
+    assert 3.9 < minutes[0] < 6.1 and 7.9 < minutes[1] < 12.1 and 15.9 < minutes[2] < 24.1
 
 
 def test_import_feed_task_leaves_a_short_retry_after_to_the_schedule(feed_server):
