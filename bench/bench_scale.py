@@ -152,8 +152,10 @@ def refresh_round(expected):
         time.sleep(max(0.0, TICK_INTERVAL - (time.monotonic() - tick_began)))
     runs = ImportRun.objects.filter(started_at__gte=started_at)
     span = runs.aggregate(first=Min("started_at"), last=Max("finished_at"))
+    seconds = (span["last"] - started_at).total_seconds()
+    print(f"round of {expected} feeds: {seconds:.1f} s, {len(ticks)} ticks", flush=True)
     return {
-        "seconds": (span["last"] - started_at).total_seconds(),
+        "seconds": seconds,
         "first_run_after_s": (span["first"] - started_at).total_seconds(),
         "ticks": ticks,
         "runs": runs.count(),
@@ -194,7 +196,7 @@ def simulate(feeds):
         if field.name == "url":
             values.append("'http://sim.example/' || g || '.xml'")
         elif field.name == "next_check_at":
-            values.append("now() - (g % 3600) * interval '1 second'")
+            values.append("now() - (g %% 3600) * interval '1 second'")
         elif field.name == "created_at":
             values.append("now()")
         else:
@@ -282,7 +284,7 @@ def main():
                 raw["importrun_bytes_per_row"] = table_bytes(ImportRun) / ImportRun.objects.count()
 
                 Feed.objects.update(is_active=False)
-                add_feeds([server.url(kind_of(n), n) for n in range(MIX_FEEDS)])
+                add_feeds([server.url(kind_of(n), f"mix{n}") for n in range(MIX_FEEDS)])
                 raw["round_mix_warm"] = refresh_round(MIX_FEEDS)
                 server.call("/__reset")
                 from django.utils import timezone
