@@ -1,7 +1,7 @@
 """Feeds, their posts, and a record of every import attempt."""
 
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import connections, models
 from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
@@ -71,16 +71,21 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         """Create the feed if needed, give it a new fencing number, and return it.
 
         Called right after taking the feed's lock; ``feed.fence`` is the number
-        this holder writes with. The row lock (PostgreSQL) or the immediate
-        write transaction (SQLite) serialise this against the importer's fenced
-        writes, so a stale holder either finished before this increment or sees
-        it and is refused.
+        this holder writes with. One ``UPDATE … RETURNING`` (a round trip, and
+        the row's write lock for its duration) serialises this against the
+        importer's fenced writes, so a stale holder either finished before this
+        increment or sees it and is refused.
         """
-        with transaction.atomic():
-            feed, _ = self.select_for_update().get_or_create(url=url)
-            self.filter(pk=feed.pk).update(fence=F("fence") + 1)
-        feed.fence += 1
-        return feed
+        quote = connections[self.db].ops.quote_name
+        table, fence, url_column = (
+            quote(name) for name in (self.model._meta.db_table, "fence", "url")
+        )
+        sql = f"UPDATE {table} SET {fence} = {fence} + 1 WHERE {url_column} = %s RETURNING *"
+        for _ in range(2):
+            for feed in self.raw(sql, [url]):
+                return feed
+            self.get_or_create(url=url)  # a feed seen for the first time
+        raise self.model.DoesNotExist(url)  # deleted between the two statements
 
 
 class Feed(models.Model):
