@@ -17,8 +17,12 @@ from djangofeeds.tasks import claim_feeds, enqueue_imports, import_feed, lock_ke
 from project.celery import app as celery_app
 from tests.support.feed_server import numbered_items, rss
 from tests.support.waiting import wait_until
+from tests.support.workers import feeds_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+# The refresh tick's queue and the imports'.
+SCHEDULER_QUEUES = ("feeds", "scheduler")
 
 
 @pytest.fixture
@@ -211,19 +215,11 @@ def test_a_crash_record_never_overwrites_a_newer_import(feed_server, monkeypatch
 # --- through real workers -----------------------------------------------------------------
 
 
-def feeds_worker(worker_factory, memcached, **env):
-    return worker_factory(
-        queues=["feeds", "scheduler"],
-        concurrency=2,
-        env={"MEMCACHED_LOCATION": memcached.location, **env},
-    )
-
-
 def test_a_round_through_real_workers_fetches_each_feed_once_and_writes_no_task_result(
     feed_server, memcached_cache, worker_factory
 ):
     """Scheduled imports: one fetch each, an ImportRun each, no TaskResult; the round is counted."""
-    feeds_worker(worker_factory, memcached_cache)
+    feeds_worker(worker_factory, memcached_cache, queues=SCHEDULER_QUEUES)
     urls = [feed_server.serve(f"/r{n}.xml", rss(numbered_items(2))) for n in range(6)]
     urls.append(feed_server.url("/gone.xml"))  # 404
     Feed.objects.bulk_create(Feed(url=url) for url in urls)
@@ -244,7 +240,7 @@ def test_a_round_through_real_workers_fetches_each_feed_once_and_writes_no_task_
 
 
 def test_an_import_a_person_started_keeps_its_result(feed_server, memcached_cache, worker_factory):
-    feeds_worker(worker_factory, memcached_cache)
+    feeds_worker(worker_factory, memcached_cache, queues=SCHEDULER_QUEUES)
     url = feed_server.serve("/mine.xml", rss(numbered_items(2)))
 
     [(_, result)], _ = enqueue_imports([url])
@@ -261,13 +257,23 @@ def test_a_worker_killed_mid_import_is_claimed_again_after_the_timeout(
     lock_expire = "6"  # the dead worker's lock runs out before its claim does
     url = feed_server.serve("/killed.xml", rss(numbered_items(5)), delay=2)
     Feed.objects.create(url=url)
-    doomed = feeds_worker(worker_factory, memcached_cache, DJANGOFEEDS_LOCK_EXPIRE=lock_expire)
+    doomed = feeds_worker(
+        worker_factory,
+        memcached_cache,
+        queues=SCHEDULER_QUEUES,
+        DJANGOFEEDS_LOCK_EXPIRE=lock_expire,
+    )
     assert refresh_feeds.apply().get()["queued"] == 1
     wait_until(lambda: feed_server.hits("/killed.xml") == 1, 30, "the import never started")
     claimed_at = Feed.objects.get().claimed_at
     doomed.kill()
 
-    feeds_worker(worker_factory, memcached_cache, DJANGOFEEDS_LOCK_EXPIRE=lock_expire)
+    feeds_worker(
+        worker_factory,
+        memcached_cache,
+        queues=SCHEDULER_QUEUES,
+        DJANGOFEEDS_LOCK_EXPIRE=lock_expire,
+    )
     assert refresh_feeds.apply().get()["queued"] == 0  # still claimed: not sent twice
     key = lock_key(import_feed.name, url)
     wait_until(lambda: cache.get(key) is None, 20, "the dead worker's lock never expired")

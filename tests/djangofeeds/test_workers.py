@@ -21,15 +21,9 @@ from djangofeeds.parse import sha256
 from djangofeeds.tasks import import_feed, lock_key, run_import
 from tests.support.feed_server import numbered_items, rss
 from tests.support.waiting import wait_until
-from tests.support.workers import WorkerProcess
+from tests.support.workers import WorkerProcess, feeds_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def feeds_worker(worker_factory, memcached, **env):
-    return worker_factory(
-        queues=["feeds"], concurrency=2, env={"MEMCACHED_LOCATION": memcached.location, **env}
-    )
 
 
 def test_concurrent_imports_of_one_feed_fetch_it_once(feed_server, memcached_cache, worker_factory):
