@@ -39,6 +39,8 @@ RETRY_BACKOFF_MAX = 600
 TICK_EXPIRES = 4
 # URLs per claim statement when a person queues feeds by URL.
 URLS_PER_CLAIM = 500
+# Messages published together (one Redis pipeline).
+PUBLISH_CHUNK = 500
 
 
 class ImportCrashed(Exception):
@@ -108,8 +110,9 @@ def send_imports(feeds, claim, *, scheduled=False, refresh_run=None):
 
     A broker failure releases the claims of the feeds not sent (they are due
     again) and re-raises; the ones already sent keep theirs, so nothing is
-    sent twice. A scheduled import writes no task result (``ImportRun`` is its
-    record); one a person asked for keeps its state and result.
+    sent twice (a message of a released claim imports nothing). A scheduled
+    import writes no task result (``ImportRun`` is its record); one a person
+    asked for keeps its state and result.
     """
     kwargs = {"claim": claim}
     if refresh_run is not None:
@@ -121,12 +124,20 @@ def send_imports(feeds, claim, *, scheduled=False, refresh_run=None):
     sent = []
     try:
         with import_feed.app.producer_or_acquire() as producer:
-            for _, url in feeds:
-                result = import_feed.apply_async(
-                    (url,), kwargs, producer=producer, ignore_result=scheduled, **reprs
-                )
-                sent.append((url, result))
+            for start in range(0, len(feeds), PUBLISH_CHUNK):
+                chunk = feeds[start : start + PUBLISH_CHUNK]
+                # On Redis a chunk is one pipeline, one round trip (kombu's publish
+                # batch); other brokers publish each message as it comes.
+                with producer.batch(max_size=2 * len(chunk)):
+                    results = [
+                        (url, import_feed.apply_async((url,), kwargs, producer=producer,
+                                                      ignore_result=scheduled, **reprs))
+                        for _, url in chunk
+                    ]  # fmt: skip
+                sent.extend(results)
     except Exception:
+        # A chunk that failed may have reached Redis in part: those messages
+        # carry a claim that is released here, so they import nothing.
         release_claims([pk for pk, _ in feeds[len(sent) :]], claim)
         raise
     return sent
