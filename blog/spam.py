@@ -203,7 +203,12 @@ def config_fingerprint():
 
 
 def record_misconfigured(exc):
-    logger.error("Akismet refused the configuration (key or blog URL): %s", str(exc).strip())
+    # The library's message quotes the key: only the blog URL is worth showing.
+    logger.error(
+        "Akismet refused the configuration (key or blog URL %s): %s",
+        settings.AKISMET_BLOG_URL,
+        type(exc).__name__,
+    )
     try:
         cache.set(MISCONFIGURED_KEY, config_fingerprint(), timeout=None)
     except Exception:

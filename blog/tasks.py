@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from blog import moderation, spam
 from blog.models import Comment, CommentEvent
+from project.redact import hide_secrets
 
 logger = logging.getLogger(__name__)
 Status, Kind = Comment.Status, CommentEvent.Kind
@@ -70,12 +71,18 @@ def retry_or_give_up(task, comment_id, exc, kind):
             settings.BLOG_SPAM_RETRY_BACKOFF_MAX,
             full_jitter=True,
         )
-        logger.warning("comment %s: %s (%s); retry in %ss", comment_id, kind.label, exc, countdown)
+        logger.warning(
+            "comment %s: %s (%s); retry in %ss",
+            comment_id,
+            kind.label,
+            hide_secrets(exc),
+            countdown,
+        )
         raise task.retry(exc=exc, countdown=countdown, max_retries=settings.BLOG_SPAM_MAX_RETRIES)
     CommentEvent.objects.create(
         comment_id=comment_id,
         kind=kind,
-        detail=f"{type(exc).__name__}: {exc} (after {retries} retries)",
+        detail=f"{type(exc).__name__}: {hide_secrets(exc)} (after {retries} retries)",
     )
     raise exc
 

@@ -2,7 +2,7 @@
 
 import contextlib
 import ipaddress
-from functools import partial
+from functools import lru_cache, partial
 
 from django.conf import settings
 from django.contrib import messages
@@ -47,18 +47,38 @@ def entry_detail(request, slug):
 
 
 def client_ip(request):
-    """The visitor's IP address: REMOTE_ADDR, or the proxy's last X-Forwarded-For entry.
+    """The visitor's IP address, or None when there is none to be had.
 
-    None when neither is an address: behind a Unix socket REMOTE_ADDR is "" or
-    a path, and a malformed entry ("unknown", "1.2.3.4:80") must not reach an
-    inet column (PostgreSQL refuses it).
+    REMOTE_ADDR, unless it is one of ``BLOG_TRUSTED_PROXIES``: then the
+    X-Forwarded-For entries are read from the right, past the trusted proxies,
+    and the first address that is not one of them is the visitor (everything
+    to its left was written by the client, who may write anything). A
+    malformed entry ends the walk at the last address known to be true.
+
+    None when REMOTE_ADDR is no address: behind a Unix socket it is "" or a
+    path, and a malformed value must not reach an inet column (PostgreSQL
+    refuses it).
     """
-    forwarded = request.headers.get("X-Forwarded-For", "")
-    if settings.BLOG_TRUST_X_FORWARDED_FOR and forwarded.strip():
-        address = plain_ip(forwarded.split(",")[-1])
-        if address:
-            return address
-    return plain_ip(request.META.get("REMOTE_ADDR", ""))
+    address = plain_ip(request.META.get("REMOTE_ADDR", ""))
+    proxies = trusted_proxies(tuple(settings.BLOG_TRUSTED_PROXIES))
+    forwarded = request.headers.get("X-Forwarded-For", "").split(",")
+    while address and is_trusted(address, proxies) and forwarded:
+        hop = plain_ip(forwarded.pop())
+        if hop is None:
+            break
+        address = hop
+    return address
+
+
+@lru_cache(maxsize=8)
+def trusted_proxies(networks):
+    """``BLOG_TRUSTED_PROXIES`` as networks ("10.0.0.1" is 10.0.0.1/32); parsed once."""
+    return tuple(ipaddress.ip_network(network, strict=False) for network in networks)
+
+
+def is_trusted(address, proxies):
+    address = ipaddress.ip_address(address)
+    return any(address in network for network in proxies)
 
 
 def plain_ip(text):
@@ -75,9 +95,12 @@ def header(request, name):
 
 
 def over_rate_limit(ip):
-    """Count this POST against the IP's fixed one-minute window; True once over the limit.
+    """Count one POST against the IP's fixed one-minute window; True once over the limit.
 
-    Each accepted POST claims one of the window's numbered slots with
+    Called for what the limit counts: a comment about to be stored, or a bot
+    caught by the honeypot, not a visitor's typo (an invalid form stores
+    nothing, and a person who corrects it five times must not be locked out).
+    Each counted POST claims one of the window's numbered slots with
     ``cache.add``, atomic on memcached and on the database cache alike
     (``incr`` is a get and a set on the database cache: concurrent POSTs
     would all pass). A refused POST costs two ``get_many``.
@@ -99,18 +122,25 @@ def over_rate_limit(ip):
         return False
 
 
+def too_fast(request, entry):
+    messages.error(request, "You are commenting too fast. Please wait a minute and try again.")
+    return render_entry(request, entry, CommentForm(request.POST), status=429)
+
+
 @require_POST
 def add_comment(request, slug):
     entry = get_object_or_404(Entry.objects.published(), slug=slug)
     ip = client_ip(request)
-    if over_rate_limit(ip):
-        messages.error(request, "You are commenting too fast. Please wait a minute and try again.")
-        return render_entry(request, entry, CommentForm(request.POST), status=429)
     form = CommentForm(request.POST)
     if form.is_bot:
+        # A bot replaying its POST is counted like a comment: past the limit it gets 429.
+        if over_rate_limit(ip):
+            return too_fast(request, entry)
         return render_entry(request, entry, status=400)
     if not form.is_valid():
         return render_entry(request, entry, form, status=400)
+    if over_rate_limit(ip):
+        return too_fast(request, entry)
     comment = form.save(commit=False)
     comment.entry = entry
     comment.status = Comment.Status.PENDING

@@ -1,6 +1,9 @@
 """Feeds, their posts, and a record of every import attempt."""
 
+from urllib.parse import urlsplit, urlunsplit
+
 from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from django.db import connections, models
 from django.db.models import F
 from django.urls import reverse
@@ -27,14 +30,45 @@ class FeedQuerySet(models.QuerySet):
 
 
 class InvalidFeedURL(ValueError):
-    """A URL that can never be fetched (see ``djangofeeds.fetch.url_problem``)."""
+    """A URL that can never be a feed's (see ``feed_url_problem``)."""
+
+
+URL_SYNTAX = URLValidator(schemes=["http", "https"])
+
+
+def feed_url_problem(url):
+    """Why ``url`` cannot be a feed's URL, as one readable phrase, or None.
+
+    The one check behind the admin's form (``validate_fetchable``), ``addfeed``
+    and ``opml_import`` (``FeedManager.subscribe``): the length the column
+    holds, the importer's own rules (``url_problem``: http(s) only, no
+    user:password, no private address literal), a port in range, and Django's
+    URL syntax (no spaces, a real host name).
+    """
+    from djangofeeds.fetch import url_problem
+
+    if not url:
+        return "no URL"
+    max_length = Feed._meta.get_field("url").max_length
+    if len(url) > max_length:
+        return f"longer than the {max_length} characters a feed URL may have ({len(url)})"
+    problem = url_problem(url)
+    if problem:
+        return problem
+    try:
+        _ = urlsplit(url).port  # raises ValueError outside 0-65535
+    except ValueError:
+        return "the port is not a number from 0 to 65535"
+    try:
+        URL_SYNTAX(url)
+    except ValidationError:
+        return "not a valid URL (a space, or a host name that cannot exist?)"
+    return None
 
 
 def validate_fetchable(url):
     """Refuse a URL the importer could never fetch; the admin's feed form shows why."""
-    from djangofeeds.fetch import url_problem
-
-    problem = url_problem(url)
+    problem = feed_url_problem(url)
     if problem:
         raise ValidationError(problem)
 
@@ -45,11 +79,10 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
 
         Raises ``InvalidFeedURL`` for a URL that could never be fetched.
         """
-        from djangofeeds.fetch import url_problem
         from djangofeeds.parse import web_link
 
         url = url.strip()
-        problem = url_problem(url)
+        problem = feed_url_problem(url)
         if problem:
             raise InvalidFeedURL(problem)
         # An OPML htmlUrl is shown as a link on the feed's page: http(s) only.
@@ -149,6 +182,13 @@ class Feed(models.Model):
 
     def get_absolute_url(self):
         return reverse("djangofeeds:feed_detail", kwargs={"pk": self.pk})
+
+    @property
+    def public_url(self):
+        """The URL as the public pages show it: without user:password, query string and
+        fragment, where private feeds keep their tokens (``?key=...``)."""
+        parts = urlsplit(self.url)
+        return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 
 class PostQuerySet(models.QuerySet):

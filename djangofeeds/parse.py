@@ -263,6 +263,7 @@ def safe_html(html):
         attributes=CONTENT_ATTRIBUTES,
         url_schemes=CONTENT_URL_SCHEMES,
         link_rel="noopener noreferrer nofollow",
+        set_tag_attribute_values={"img": {"referrerpolicy": "no-referrer", "loading": "lazy"}},
     )
 
 

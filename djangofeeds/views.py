@@ -17,6 +17,7 @@ def post_list(request):
 
 
 def feed_detail(request, pk):
-    feed = get_object_or_404(Feed, pk=pk)
+    # A deactivated feed is no longer shown, as on /feeds/: 404, not its old posts.
+    feed = get_object_or_404(Feed.objects.active(), pk=pk)
     page = Paginator(feed.posts.all(), POSTS_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "djangofeeds/feed_detail.html", {"feed": feed, "page": page})

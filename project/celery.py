@@ -3,7 +3,7 @@
 import os
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun
+from celery.signals import after_setup_logger, after_setup_task_logger, task_postrun, task_prerun
 from django.db import close_old_connections
 
 # Set the default Django settings module for the 'celery' program.
@@ -31,3 +31,12 @@ def close_old_database_connections(task=None, **kwargs):
     """
     if not getattr(task.request, "is_eager", False):
         close_old_connections()
+
+
+@after_setup_logger.connect
+@after_setup_task_logger.connect
+def hide_secrets_in_worker_logs(logger=None, **kwargs):
+    """A worker sets up logging of its own (not the settings' LOGGING): filter its handlers too."""
+    from project.redact import hide_secrets_in
+
+    hide_secrets_in(logger)

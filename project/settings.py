@@ -6,7 +6,9 @@ local spam rules. Every variable below is listed in the README's table; a test
 keeps the two in step.
 """
 
+import ipaddress
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -73,6 +75,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_celery_results",
     "django_celery_beat",
+    "axes",
     "djangofeeds",
     "blog",
 ]
@@ -86,6 +89,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "project.urls"
@@ -172,6 +177,24 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# Login attempts are counted per client IP (the same address the comment rate
+# limit uses, so X-Forwarded-For counts only from BLOG_TRUSTED_PROXIES): after
+# DJANGO_LOGIN_FAILURE_LIMIT failures that IP is locked out of the admin for
+# DJANGO_LOGIN_COOLOFF_MINUTES, every further failure restarting the wait.
+# Attempts are rows in the database ("Access attempts" in the admin, where a
+# lockout can be lifted), so they hold on any cache backend.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("DJANGO_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("DJANGO_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_CLIENT_IP_CALLABLE = "blog.views.client_ip"
+AXES_RESET_ON_SUCCESS = True
+# No banner on every manage.py command; failures and lockouts are still logged.
+AXES_VERBOSE = False
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
@@ -197,6 +220,9 @@ CSRF_COOKIE_SECURE = not DEBUG
 SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 0 if DEBUG else 3600)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
 SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", not DEBUG)
+# Other sites (feed images, the links on the feed pages) never learn which page a
+# reader came from; Django's default, stated so that a change is deliberate.
+SECURE_REFERRER_POLICY = "same-origin"
 if env_bool("DJANGO_SECURE_PROXY_SSL_HEADER", False):
     # Only behind a proxy that sets this header itself (see docker-compose.yml).
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -209,8 +235,14 @@ LOGGING = {
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
+    # No secret in any line: the akismet library's refusal quotes the key.
+    "filters": {"hide_secrets": {"()": "project.redact.HideSecrets"}},
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["hide_secrets"],
+        },
     },
     "root": {"handlers": ["console"], "level": env_str("DJANGO_LOG_LEVEL", "INFO")},
     # Django's default config gives "django" a console handler of its own;
@@ -301,9 +333,24 @@ AKISMET_API_URL = env_str("AKISMET_API_URL", "https://rest.akismet.com")
 
 # Comment POSTs accepted per visitor IP and minute (0: no limit).
 BLOG_COMMENTS_PER_MINUTE = env_int("BLOG_COMMENTS_PER_MINUTE", 5)
-# Behind a proxy REMOTE_ADDR is the proxy: take the visitor's IP from the last
-# X-Forwarded-For entry instead. Only with a proxy that sets that header itself.
-BLOG_TRUST_X_FORWARDED_FOR = env_bool("BLOG_TRUST_X_FORWARDED_FOR", False)
+# Behind a proxy REMOTE_ADDR is the proxy: a request from one of these addresses
+# (IPs or CIDR networks) has its visitor's IP read from X-Forwarded-For, the
+# right-most entry that is not a trusted proxy. From anyone else the header is
+# ignored: a client that reaches web directly cannot choose its own IP.
+BLOG_TRUSTED_PROXIES = env_list("BLOG_TRUSTED_PROXIES", "")
+for _network in BLOG_TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_network, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"BLOG_TRUSTED_PROXIES: {_network!r} is not an IP address or network."
+        ) from None
+if os.environ.get("BLOG_TRUST_X_FORWARDED_FOR", "0") not in {"", "0"}:
+    # Trusting the header from anyone let every client pick its own IP (issue 14, S1).
+    raise ImproperlyConfigured(
+        "BLOG_TRUST_X_FORWARDED_FOR is gone: list your proxies' addresses in "
+        "BLOG_TRUSTED_PROXIES instead (e.g. BLOG_TRUSTED_PROXIES=10.0.0.5,172.16.0.0/12)."
+    )
 # Seconds one Akismet request may take; the visitor never waits for it.
 BLOG_AKISMET_TIMEOUT = 5
 # A worker that found the key invalid asks again only after this many seconds

@@ -200,23 +200,81 @@ def test_add_comment_rate_limit_lets_visitors_through_when_memcached_is_down(
     assert Comment.objects.count() == 6
 
 
-def test_add_comment_takes_ip_from_x_forwarded_for_only_when_trusted(client, settings):
-    """Behind a trusted proxy the last X-Forwarded-For entry is the visitor; otherwise ignored."""
+def test_add_comment_counts_accepted_comments_not_typos(client, settings, monkeypatch):
+    """Five invalid forms in a minute are not counted: the visitor still gets in; past the
+    limit of accepted comments the next one gets 429."""
+    settings.BLOG_COMMENTS_PER_MINUTE = 2
     entry = EntryFactory()
-    forwarded = {"REMOTE_ADDR": "10.0.0.2", "HTTP_X_FORWARDED_FOR": "1.2.3.4, 203.0.113.9"}
-    post_comment(client, entry, **forwarded)
-    settings.BLOG_TRUST_X_FORWARDED_FOR = True
-    post_comment(client, entry, **forwarded)
+    moment = timezone.now()  # one clock minute for the whole test
+    monkeypatch.setattr(timezone, "now", lambda: moment)
+    ip = fresh_ip()
+    typo = VALID | {"email_address": "ada@"}
+
+    typos = [post_comment(client, entry, typo, REMOTE_ADDR=ip).status_code for _ in range(5)]
+    accepted = [post_comment(client, entry, REMOTE_ADDR=ip).status_code for _ in range(3)]
+
+    assert typos == [400] * 5
+    assert accepted == [303, 303, 429]
+    assert Comment.objects.count() == 2
+
+
+PROXIES = ["10.0.0.0/8", "192.0.2.1"]
+
+
+def test_forged_x_forwarded_for_from_an_untrusted_client_is_ignored(client, settings, monkeypatch):
+    """A client that reaches web directly cannot pick its IP: each POST names another one,
+    yet the real address is stored and the rate limit fires."""
+    settings.BLOG_TRUSTED_PROXIES = PROXIES
+    settings.BLOG_COMMENTS_PER_MINUTE = 2
+    entry, real = EntryFactory(), fresh_ip()
+    moment = timezone.now()
+    monkeypatch.setattr(timezone, "now", lambda: moment)
+
+    codes = [
+        post_comment(client, entry, REMOTE_ADDR=real, HTTP_X_FORWARDED_FOR=fresh_ip()).status_code
+        for _ in range(4)
+    ]
+
+    assert codes == [303, 303, 429, 429]
+    assert set(Comment.objects.values_list("user_ip", flat=True)) == {real}
+
+
+def test_x_forwarded_for_is_honoured_from_a_trusted_proxy(client, settings, monkeypatch):
+    """From a trusted proxy the visitor is the right-most entry that is not a trusted proxy;
+    what the client wrote to its left is ignored, and two visitors behind one proxy are
+    limited apart."""
+    settings.BLOG_TRUSTED_PROXIES = PROXIES
+    settings.BLOG_COMMENTS_PER_MINUTE = 1
+    entry, visitor, other = EntryFactory(), fresh_ip(), fresh_ip()
+    moment = timezone.now()
+    monkeypatch.setattr(timezone, "now", lambda: moment)
+
+    codes = [
+        # The client forged 198.51.100.1; the outer proxy 192.0.2.1 saw the visitor.
+        post_comment(
+            client,
+            entry,
+            REMOTE_ADDR="10.0.0.2",
+            HTTP_X_FORWARDED_FOR=f"198.51.100.1, {visitor}, 192.0.2.1",
+        ).status_code,
+        post_comment(
+            client, entry, REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=visitor
+        ).status_code,
+        post_comment(client, entry, REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=other).status_code,
+    ]
+
+    assert codes == [303, 429, 303]
     assert list(Comment.objects.order_by("pk").values_list("user_ip", flat=True)) == [
-        "10.0.0.2",
-        "203.0.113.9",
+        visitor,
+        other,
     ]
 
 
-@pytest.mark.parametrize("bad_entry", ["unknown", "1.2.3.4:80", "<script>", "999.1.1.1"])
+@pytest.mark.parametrize("bad_entry", ["unknown", "1.2.3.4:80", "<script>", "999.1.1.1", ""])
 def test_add_comment_ignores_a_malformed_x_forwarded_for(client, settings, bad_entry):
-    """A trusted header with garbage falls back to REMOTE_ADDR instead of failing the POST."""
-    settings.BLOG_TRUST_X_FORWARDED_FOR = True
+    """A trusted proxy's header with garbage falls back to the last address known to be true
+    (here the proxy's) instead of failing the POST."""
+    settings.BLOG_TRUSTED_PROXIES = PROXIES
     response = post_comment(
         client, EntryFactory(), REMOTE_ADDR="10.0.0.3", HTTP_X_FORWARDED_FOR=f"1.2.3.4, {bad_entry}"
     )

@@ -226,3 +226,20 @@ def test_refresh_runs_show_the_current_rounds_progress_and_a_closed_rounds_count
     assert "2/3" in page and "1 not modified, 1 failed" in page  # counted live
     assert "3/4" in page and "2 imported, 1 failed, 1 never run (claim timed out)" in page
     assert closed.unfinished == 1
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("https://example.com:99999/", "the port is not a number from 0 to 65535"),
+        ("http://exa mple.com/", "Enter a valid URL."),
+        ("ftp://files.example/feed", "only http and https"),
+    ],
+)
+def test_add_feed_form_refuses_what_addfeed_refuses(admin_client, url, reason):
+    """The admin's form, addfeed and opml_import share one check: the same URLs are refused."""
+    response = admin_client.post("/admin/djangofeeds/feed/add/", {"url": url, "is_active": "on"})
+
+    assert response.status_code == 200
+    assert reason in " ".join(response.context["adminform"].form.errors["url"])
+    assert not Feed.objects.exists()

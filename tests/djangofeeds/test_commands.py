@@ -146,14 +146,58 @@ def test_opml_import_reads_nested_outlines_and_reports(tmp_path, settings):
     path = tmp_path / "feeds.opml"
     path.write_bytes(OPML)
 
-    out, err = run("opml_import", str(path))
+    out, _ = run("opml_import", str(path))
 
-    assert "7 feeds in the file: 3 added, 2 skipped, 2 invalid" in out
-    assert "invalid: javascript:alert(1)" in err and "invalid: http://10.0.0.1/feed" in err
+    assert "7 feeds in the file: 3 added, 2 skipped, 2 invalid:" in out
+    assert "invalid: javascript:alert(1): only http and https" in out
+    assert "invalid: http://10.0.0.1/feed: 10.0.0.1 is a non-public address" in out
     celery = Feed.objects.get(url="http://celery.example/feed")
     assert (celery.title, celery.link) == ("Celery blog", "http://celery.example/")
     assert Feed.objects.filter(url="http://django.example/rss").exists()
     assert Feed.objects.get(url="http://sly.example/feed").link == ""  # no javascript: link
+
+
+# What issue 14 (S3) found accepted, or stopping the import with a traceback (PostgreSQL's
+# DataError for the long one), and the reason each gets.
+BAD_URLS = {
+    "http://long.example/"
+    + "x" * 2100: "longer than the 2000 characters a feed URL may have (2120)",
+    "https://example.com:99999/": "the port is not a number from 0 to 65535",
+    "http://exa mple.com/": "not a valid URL",
+}
+GOOD_URLS = [f"http://good{number}.example/feed" for number in range(6)]
+
+
+def test_opml_import_names_every_bad_row_and_imports_the_rest(tmp_path):
+    """A too-long URL, a port out of range and a space in the host are refused, each with its
+    reason in the summary; the other rows are imported; no traceback, on any database."""
+    urls = [*GOOD_URLS[:3], *BAD_URLS, *GOOD_URLS[3:]]
+    outlines = "".join(f'<outline type="rss" text="f" xmlUrl="{url}"/>' for url in urls)
+    path = tmp_path / "feeds.opml"
+    path.write_text(f'<?xml version="1.0"?><opml version="2.0"><body>{outlines}</body></opml>')
+
+    out, _ = run("opml_import", str(path))
+
+    assert "9 feeds in the file: 6 added, 0 skipped, 3 invalid:" in out
+    lines = out.splitlines()
+    for url, reason in BAD_URLS.items():
+        [line] = [line for line in lines if line.strip().startswith(f"invalid: {url[:40]}")]
+        assert reason in line and len(line) < 250
+    assert sorted(Feed.objects.values_list("url", flat=True)) == GOOD_URLS
+
+
+def test_addfeed_refuses_what_django_would_not_call_a_url_with_a_reason_each():
+    """addfeed applies the same check: each bad URL gets its reason on one line of standard
+    error, the good one is added."""
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="3 of 4 URLs were not added"):
+        call_command("addfeed", *BAD_URLS, GOOD_URLS[0], stdout=io.StringIO(), stderr=err)
+
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 3
+    for line, reason in zip(lines, BAD_URLS.values(), strict=True):
+        assert reason in line and len(line) < 250
+    assert list(Feed.objects.values_list("url", flat=True)) == [GOOD_URLS[0]]
 
 
 def test_opml_import_refuses_entity_tricks(tmp_path):

@@ -1,5 +1,7 @@
 """The feed pages: latest posts of active feeds, one feed, pagination, safe rendering."""
 
+from html import escape
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -7,6 +9,7 @@ from django.urls import reverse
 
 from djangofeeds.importer import import_feed
 from tests.factories import FeedFactory, PostFactory
+from tests.support.feed_server import rss
 
 pytestmark = pytest.mark.django_db
 
@@ -81,3 +84,83 @@ def test_imported_content_is_shown_sanitized(client, feed_server):
 
     assert "<b>release</b>" in text  # HTML kept
     assert "alert(1)" not in text and "onerror" not in text and "javascript:" not in text
+
+
+def test_feed_page_links_the_feed_without_its_private_parts(client):
+    """The public page links the feed's URL without user:password, query string or fragment,
+    where private feeds keep their tokens."""
+    feed = FeedFactory(url="https://alice:pw@private.example/feed.xml?key=s3cret-token#part")
+
+    text = client.get(feed.get_absolute_url()).text
+
+    assert 'href="https://private.example/feed.xml"' in text
+    assert "s3cret-token" not in text and "alice" not in text and "#part" not in text
+
+
+def test_deactivated_feed_page_is_404(client):
+    """A feed that is no longer followed is not shown, on its own page as on /feeds/."""
+    feed = FeedFactory(is_active=False)
+    PostFactory(feed=feed, title="Old post")
+
+    assert client.get(feed.get_absolute_url()).status_code == 404
+
+
+class Tags(HTMLParser):
+    """The attributes of every ``tag`` inside the posts' content."""
+
+    def __init__(self, tag):
+        super().__init__()
+        self.tag, self.found, self.depth = tag, [], 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "div" and (self.depth or ("class", "content") in attrs):
+            self.depth += 1
+        if tag == self.tag and self.depth:
+            self.found.append(dict(attrs))
+
+    def handle_endtag(self, tag):
+        if tag == "div" and self.depth:
+            self.depth -= 1
+
+
+def tags_in_content(text, tag):
+    parser = Tags(tag)
+    parser.feed(text)
+    return parser.found
+
+
+STORED_BEFORE_THE_FIX = (
+    '<p>Look <img src="https://tracker.example/pixel.gif" alt="a"> and '
+    '<a href="https://elsewhere.example/">there</a>.</p>'
+    '<p><img src="https://tracker.example/second.gif"></p>'
+)
+
+
+def test_images_in_posts_send_no_referrer_and_load_lazily(client):
+    """Every image readers see, also in posts stored before the rule, loads lazily and sends
+    no referrer; links in content are noopener noreferrer nofollow; the page's policy is
+    same-origin."""
+    feed = FeedFactory()
+    PostFactory(feed=feed, content=STORED_BEFORE_THE_FIX)
+
+    for url in ("/feeds/", feed.get_absolute_url()):
+        response = client.get(url)
+        images = tags_in_content(response.text, "img")
+        links = tags_in_content(response.text, "a")
+
+        assert len(images) == 2 and len(links) == 1
+        for image in images:
+            assert (image["referrerpolicy"], image["loading"]) == ("no-referrer", "lazy")
+        assert links[0]["rel"] == "noopener noreferrer nofollow"
+        assert response["Referrer-Policy"] == "same-origin"
+
+
+def test_imported_images_are_stored_without_referrer(feed_server):
+    """The importer stores images with the same attributes (feeds read elsewhere, the admin)."""
+    item = {"guid": "1", "title": "t", "description": escape(STORED_BEFORE_THE_FIX)}
+    feed = import_feed(feed_server.serve("/img.xml", rss([item]))).feed
+
+    content = feed.posts.get().content
+
+    assert content.count('referrerpolicy="no-referrer"') == 2
+    assert content.count('loading="lazy"') == 2

@@ -175,3 +175,49 @@ def test_stale_lock_holder_frozen_past_its_lease_cannot_overwrite_newer_data(
     assert sorted(Post.objects.values_list("guid", flat=True)) == ["new-0", "new-1", "new-2"]
     feed = Feed.objects.get(url=url)
     assert (feed.fence, feed.last_status) == (2, Outcome.IMPORTED)
+
+
+def test_import_feeds_wait_names_the_imports_still_running(
+    feed_server, memcached_cache, worker_factory
+):
+    """At its timeout --wait names the URL still running (the finished one is not named)."""
+    feeds_worker(worker_factory, memcached_cache)
+    good = feed_server.serve("/fine.xml", rss(numbered_items(1)))
+    slow = feed_server.serve("/slow.xml", rss(numbered_items(1)), delay=12)
+    out = io.StringIO()
+
+    with pytest.raises(CommandError) as refused:
+        call_command("import_feeds", good, slow, "--wait", "--timeout", "8", stdout=out)
+    # Let the slow import end, so that nothing of this test's is left for another's worker.
+    wait_until(
+        lambda: ImportRun.objects.filter(feed__url=slow).exists(), 90, "the slow import never ended"
+    )
+
+    assert str(refused.value).splitlines() == [
+        "1 imports still running after 8s:",
+        f"  {slow}",
+    ]
+
+
+def test_import_feeds_wait_shows_a_retry_and_its_reason(
+    feed_server, memcached_cache, worker_factory
+):
+    """A failed fetch is left to the schedule; the lock cache down is retried: --wait says so."""
+    feeds_worker(worker_factory, memcached_cache)
+    url = feed_server.serve("/locked-out.xml", rss(numbered_items(1)))
+    memcached_cache.stop()
+    out = io.StringIO()
+
+    with pytest.raises(CommandError, match="1 imports still running after 8s"):
+        call_command("import_feeds", url, "--wait", "--timeout", "8", stdout=out)
+    memcached_cache.start()  # the retries end with an import
+    wait_until(
+        lambda: Feed.objects.filter(url=url, last_status=Outcome.IMPORTED).exists(),
+        90,
+        "the retried import never succeeded",
+    )
+
+    retries = [line for line in out.getvalue().splitlines() if "will be retried" in line]
+    assert retries and all(line.startswith(f"{url} will be retried: ") for line in retries)
+    assert "memcached" in retries[0] or "lock" in retries[0]
+    assert feed_server.hits("/locked-out.xml") == 1  # nothing fetched without a lock

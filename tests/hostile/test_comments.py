@@ -70,6 +70,8 @@ FORMS = st.fixed_dictionaries(
     }
 )
 IP_ADDRESSES = ["203.0.113.5", "2001:db8::5"]
+# The proxies of the ``trusted`` examples: both REMOTE_ADDRs above, and hops that may be drawn.
+TRUSTED_PROXIES = ["203.0.113.0/24", "2001:db8::/32"]
 # One hop of X-Forwarded-For: an address (IPv6 perhaps with a zone), what proxies write
 # when they know none, or anything at all.
 FORWARDED_HOP = st.one_of(
@@ -143,14 +145,21 @@ def an_address(text):
 
 
 def expected_ip(headers, trusted):
-    """The visitor's address as stored: the last X-Forwarded-For hop when that header is
-    trusted and its last hop is an address, else REMOTE_ADDR when it is one, else None."""
-    forwarded = headers["HTTP_X_FORWARDED_FOR"]
-    if trusted and forwarded.strip():
-        address = an_address(forwarded.split(",")[-1].strip())
-        if address is not None:
-            return address
-    return an_address(headers["REMOTE_ADDR"])
+    """The visitor's address as stored. REMOTE_ADDR when it is an address and not a trusted
+    proxy; from a trusted proxy, X-Forwarded-For read from the right up to the first hop that
+    is not a trusted proxy, stopping before a hop that is no address; else None."""
+    address = an_address(headers["REMOTE_ADDR"])
+    hops = headers["HTTP_X_FORWARDED_FOR"].split(",")
+    while trusted and address is not None and is_a_trusted_proxy(address) and hops:
+        hop = an_address(hops.pop().strip())
+        if hop is None:
+            break
+        address = hop
+    return address
+
+
+def is_a_trusted_proxy(address):
+    return any(address in ipaddress.ip_network(network) for network in TRUSTED_PROXIES)
 
 
 def as_list(value):
@@ -196,12 +205,12 @@ def test_1000_generated_forms_never_500_store_only_valid_input(
 ):
     """Never a 500; a valid form is always stored (exactly as given), an invalid one never.
 
-    ``trusted``: behind a proxy (BLOG_TRUST_X_FORWARDED_FOR), so the generated
+    ``trusted``: REMOTE_ADDR is a trusted proxy (BLOG_TRUSTED_PROXIES), so the generated
     X-Forwarded-For is parsed for the visitor's address.
     """
     url = f"/blog/{entry_without_rate_limit.slug}/comment/"
     known = set(Comment.objects.values_list("pk", flat=True))
-    with override_settings(BLOG_TRUST_X_FORWARDED_FOR=trusted):
+    with override_settings(BLOG_TRUSTED_PROXIES=TRUSTED_PROXIES if trusted else []):
         if urlencoded and not any(isinstance(v, SimpleUploadedFile) for v in form.values()):
             body = urlencode(encoded(form), doseq=True)
             response = client.post(

@@ -2,24 +2,34 @@
 SSRF through OPML, production settings, secrets, and the development superuser."""
 
 import json
+import logging
 import re
 import secrets
+import sys
+import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 import yaml
+from akismet import APIKeyError
 from django.conf import settings as django_settings
 from django.contrib.auth.models import Permission, User
 from django.core.management import CommandError, call_command
+from django.test import Client
+from django_celery_results.models import TaskResult
 
 from blog.models import Comment, CommentEvent
 from djangofeeds.models import Feed, ImportRun
 from project.celery import app as celery_app
+from project.redact import HideSecrets
 from project.tasks import add
-from tests.factories import CommentFactory, FeedFactory
+from tests.blog.helpers import fresh_ip, worker_env
+from tests.factories import CommentFactory, EntryFactory, FeedFactory
 from tests.project.test_settings import production_env, run_python
 from tests.support.feed_server import numbered_items, rss
 from tests.support.services import free_port
+from tests.support.waiting import wait_until
 
 BASE = Path(django_settings.BASE_DIR)
 
@@ -175,6 +185,36 @@ def compose_app_environment(values):
     return {name: re.sub(pattern, substitute, str(value)) for name, value in environment.items()}
 
 
+def test_compose_publishes_only_web_and_only_on_loopback():
+    """No service listens on the host's public interfaces: web on 127.0.0.1 (behind the TLS
+    proxy), postgres, redis and memcached not at all; X-Forwarded-For is believed only from
+    named proxies, never from every client."""
+    compose = yaml.safe_load((BASE / "docker-compose.yml").read_text())
+    published = {
+        name: service["ports"]
+        for name, service in compose["services"].items()
+        if "ports" in service
+    }
+    environment = compose["x-app"]["environment"]
+
+    assert list(published) == ["web"]
+    assert all(str(port).startswith("127.0.0.1:") for port in published["web"])
+    assert "BLOG_TRUST_X_FORWARDED_FOR" not in environment
+    assert "BLOG_TRUSTED_PROXIES" in environment
+
+
+def test_the_old_trust_everyone_switch_is_refused_with_what_to_do_instead():
+    """BLOG_TRUST_X_FORWARDED_FOR=1 (trust the header from anyone) stops the settings with a
+    message naming BLOG_TRUSTED_PROXIES; a proxy list that is no address is named too."""
+    old = run_python(["manage.py", "check"], DJANGO_DEBUG="1", BLOG_TRUST_X_FORWARDED_FOR="1")
+    bad = run_python(["manage.py", "check"], DJANGO_DEBUG="1", BLOG_TRUSTED_PROXIES="10.0.0.1,x")
+    good = run_python(["manage.py", "check"], DJANGO_DEBUG="1", BLOG_TRUSTED_PROXIES="10.0.0.0/8")
+
+    assert old.returncode != 0 and "BLOG_TRUSTED_PROXIES" in old.stderr
+    assert bad.returncode != 0 and "BLOG_TRUSTED_PROXIES: 'x' is not an IP" in bad.stderr
+    assert good.returncode == 0, good.stderr
+
+
 def test_check_deploy_clean_in_production_settings():
     """With exactly the environment docker-compose.yml sets, check --deploy reports nothing."""
     values = production_env() | {"POSTGRES_PASSWORD": secrets.token_urlsafe(24)}
@@ -243,3 +283,111 @@ def test_the_dev_superuser_never_exists_in_production_settings():
     assert result.returncode != 0
     assert "Refusing to create a development superuser with DEBUG off" in result.stderr
     assert not User.objects.exists()  # the migrated test database has no user at all
+
+
+# --- no secret in logs or stored messages ---------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_akismet_key_is_never_logged_nor_stored(
+    client, settings, private_broker, akismet, worker_factory
+):
+    """The akismet library quotes a refused key in its message ("Found API key: ..."): a real
+    worker checking a comment with such a key logs the refusal, and the key appears nowhere in
+    its log, in the comment's history or in the stored task results."""
+    key = "refused-" + secrets.token_hex(12)
+    env = worker_env(akismet, key=key) | {"CELERY_BROKER_URL": private_broker.url}
+    worker = worker_factory(queues=["spam"], concurrency=1, env=env)
+    settings.AKISMET_API_KEY, settings.AKISMET_API_URL = key, akismet.url
+    entry = EntryFactory()
+    settings.BLOG_COMMENTS_PER_MINUTE = 0
+
+    for _ in range(2):  # the second check finds the refusal remembered: logged again
+        response = client.post(
+            f"/blog/{entry.slug}/comment/",
+            {"name": "Ada", "email_address": "ada@example.com", "comment": "Hello there"},
+        )
+        assert response.status_code == 303
+    wait_until(
+        lambda: CommentEvent.objects.filter(kind="check_failed").count() == 2,
+        30,
+        message="two refused checks",
+    )
+    wait_until(
+        lambda: worker.output.count("Akismet refused the configuration") == 2,
+        10,
+        message="both refusals logged",
+    )
+
+    assert akismet.calls("verify-key")  # the key did reach Akismet, and was refused
+    assert key not in worker.output
+    stored = [
+        *CommentEvent.objects.values_list("detail", flat=True),
+        *(str(row) for row in TaskResult.objects.values_list("result", "traceback", "meta")),
+    ]
+    assert stored and not [text for text in stored if key in text]
+
+
+def test_log_lines_and_tracebacks_hide_configured_secrets(settings):
+    """What any code logs, message or traceback, goes out without the configured secrets."""
+    settings.AKISMET_API_KEY = "akismet-" + secrets.token_hex(8)
+    [handler] = [
+        h
+        for h in logging.getLogger().handlers
+        if any(isinstance(f, HideSecrets) for f in h.filters)
+    ]
+    try:
+        raise APIKeyError(f"Found API key: {settings.AKISMET_API_KEY}")
+    except APIKeyError:
+        record = logging.getLogger("blog").makeRecord(
+            "blog",
+            logging.ERROR,
+            __file__,
+            1,
+            "key %s refused",
+            (settings.AKISMET_API_KEY,),
+            sys.exc_info(),
+        )
+
+    assert handler.filter(record)
+    line = handler.format(record)
+
+    assert settings.AKISMET_API_KEY not in line
+    assert line.count("[hidden]") == 2 and "Traceback" in line
+
+
+# --- admin login attempts -------------------------------------------------------
+
+
+def log_in(client, password, ip, **headers):
+    return client.post(
+        "/admin/login/?next=/admin/",
+        {"username": "operator", "password": password},
+        REMOTE_ADDR=ip,
+        **headers,
+    )
+
+
+@pytest.mark.django_db
+def test_admin_login_locks_out_an_address_after_repeated_failures(client, settings):
+    """After DJANGO_LOGIN_FAILURE_LIMIT wrong passwords an address gets 429, even with the right
+    password and a forged X-Forwarded-For; another address still logs in; after the cool-off
+    the right password works again."""
+    settings.AXES_FAILURE_LIMIT = 3
+    settings.AXES_COOLOFF_TIME = timedelta(seconds=2)
+    User.objects.create_user("operator", password="right-password", is_staff=True)
+    attacker, colleague = fresh_ip(), fresh_ip()
+
+    failures = [log_in(client, f"guess-{n}", attacker).status_code for n in range(3)]
+    locked = [
+        log_in(client, "right-password", attacker).status_code,
+        log_in(client, "guess", attacker, HTTP_X_FORWARDED_FOR=fresh_ip()).status_code,
+    ]
+    other = log_in(Client(), "right-password", colleague)
+    time.sleep(2.5)  # the cool-off runs from the last failure
+    later = log_in(Client(), "right-password", attacker)
+
+    assert failures[:2] == [200, 200]  # the form again, with its error
+    assert failures[2] == 429 and locked == [429, 429]
+    assert (other.status_code, other["Location"]) == (302, "/admin/")
+    assert (later.status_code, later["Location"]) == (302, "/admin/")

@@ -2,6 +2,7 @@
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.text import Truncator
 
 from djangofeeds.models import Feed, InvalidFeedURL
 
@@ -24,7 +25,7 @@ class Command(BaseCommand):
             try:
                 feed, created = Feed.objects.subscribe(url)
             except InvalidFeedURL as exc:
-                self.stderr.write(self.style.ERROR(f"{url}: {exc}"))
+                self.stderr.write(self.style.ERROR(f"{Truncator(url).chars(100)}: {exc}"))
                 invalid += 1
                 continue
             feeds.append(feed.url)

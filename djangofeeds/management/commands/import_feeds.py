@@ -85,6 +85,7 @@ class Command(BaseCommand):
             self.stdout.write(f"{len(waiting)} feeds were already queued; not waiting for them.")
         bar = ProgressBar(self.stdout, len(queued), enabled=self.verbosity > 0)
         pending, results = dict(queued), {}
+        states = {}  # the last state seen of each import: a retry is told once
         deadline = time.monotonic() + timeout
         while pending:
             for url, async_result in list(pending.items()):
@@ -92,8 +93,16 @@ class Command(BaseCommand):
                     del pending[url]
                     results[url] = self.outcome(url, async_result)
                     bar.step(f"{url} {results[url]['status']}")
+                    continue
+                state = async_result.state
+                if state == "RETRY" and states.get(url) != "RETRY":
+                    bar.note(f"{url} will be retried: {async_result.info}")
+                states[url] = state
             if pending and time.monotonic() > deadline:
-                raise CommandError(f"{len(pending)} imports still running after {timeout:g}s")
+                still = "".join(f"\n  {url}" for url in pending)
+                raise CommandError(
+                    f"{len(pending)} imports still running after {timeout:g}s:{still}"
+                )
             time.sleep(0.2)
         return [results[url] for url, _ in queued]
 
@@ -123,15 +132,32 @@ class ProgressBar:
 
     def __init__(self, stdout, total, *, enabled=True, width=20):
         self.stdout, self.total, self.enabled, self.width = stdout, total, enabled, width
-        self.done = 0
+        self.done, self.label = 0, ""
         self.in_place = enabled and stdout.isatty()
 
     def step(self, label=""):
         self.done += 1
+        self.label = label
+        self.draw()
+
+    def note(self, text):
+        """A line of its own (a retry, say), above the bar on a terminal."""
+        if not self.enabled:
+            return
+        if self.in_place:
+            self.stdout.write(f"\r\x1b[K{text}")
+            if self.done < self.total:
+                self.draw()
+        else:
+            self.stdout.write(text)
+
+    def draw(self):
         if not self.enabled:
             return
         filled = self.width * self.done // max(self.total, 1)
-        text = f"[{'#' * filled}{'-' * (self.width - filled)}] {self.done}/{self.total} {label}"
+        text = (
+            f"[{'#' * filled}{'-' * (self.width - filled)}] {self.done}/{self.total} {self.label}"
+        )
         if self.in_place:
             end = "\n" if self.done == self.total else ""
             self.stdout.write(f"\r\x1b[K{text[:120]}", ending=end)

@@ -3,6 +3,8 @@
 import sys
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError
+from django.utils.text import Truncator
 
 from djangofeeds.models import Feed, InvalidFeedURL
 from djangofeeds.opml import OPMLError, parse_opml
@@ -19,7 +21,8 @@ class Command(BaseCommand):
             outlines = parse_opml(self.read(file))
         except OPMLError as exc:
             raise CommandError(str(exc)) from exc
-        added = skipped = invalid = 0
+        added = skipped = 0
+        invalid = []  # (url, reason): every refused row is named in the summary
         seen = set()
         for outline in outlines:
             if outline.url in seen:
@@ -31,8 +34,11 @@ class Command(BaseCommand):
                     outline.url, title=outline.title, link=outline.html_url
                 )
             except InvalidFeedURL as exc:
-                invalid += 1
-                self.stderr.write(self.style.WARNING(f"invalid: {outline.url or '(empty)'}: {exc}"))
+                invalid.append((outline.url, str(exc)))
+                continue
+            except DatabaseError as exc:
+                # The rest of the file still counts: a row the database refuses is reported.
+                invalid.append((outline.url, f"the database refused it ({type(exc).__name__})"))
                 continue
             if created:
                 added += 1
@@ -40,12 +46,15 @@ class Command(BaseCommand):
                     self.stdout.write(f"added: {outline.url}")
             else:
                 skipped += 1
-        self.stdout.write(
-            self.style.SUCCESS(
-                f"{len(outlines)} feeds in the file: "
-                f"{added} added, {skipped} skipped, {invalid} invalid"
-            )
+        summary = (
+            f"{len(outlines)} feeds in the file: "
+            f"{added} added, {skipped} skipped, {len(invalid)} invalid"
         )
+        self.stdout.write(self.style.SUCCESS(summary + (":" if invalid else "")))
+        for url, reason in invalid:
+            self.stdout.write(
+                self.style.WARNING(f"  invalid: {Truncator(url).chars(100) or '(empty)'}: {reason}")
+            )
 
     def read(self, file):
         try:

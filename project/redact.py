@@ -1,0 +1,60 @@
+"""Secrets never reach a log line or a stored message.
+
+Libraries put secrets into their messages (the akismet library's refusal
+reads "Found API key: <the key>"). ``hide_secrets`` replaces every configured
+secret in a text; ``HideSecrets`` does it to every log record, message and
+traceback alike, on the console handler of the settings' LOGGING and on
+Celery's own handlers (project/celery.py).
+"""
+
+import logging
+
+from django.conf import settings
+
+HIDDEN = "[hidden]"
+# Shorter values are no secret worth the name, and would blot out ordinary words.
+MIN_LENGTH = 6
+
+
+def secrets():
+    """The configured secret values, longest first (one may contain another)."""
+    database = settings.DATABASES["default"]
+    values = {settings.SECRET_KEY, settings.AKISMET_API_KEY, database.get("PASSWORD") or ""}
+    values.add(broker_password(settings.CELERY_BROKER_URL))
+    return sorted((value for value in values if len(value) >= MIN_LENGTH), key=len, reverse=True)
+
+
+def broker_password(url):
+    userinfo = url.partition("://")[2].partition("@")
+    return userinfo[0].partition(":")[2] if userinfo[1] else ""
+
+
+def hide_secrets(text):
+    """``text`` with every configured secret replaced by ``[hidden]``."""
+    text = str(text)
+    for secret in secrets():
+        text = text.replace(secret, HIDDEN)
+    return text
+
+
+class HideSecrets(logging.Filter):
+    """A handler filter: the record's message and traceback without secrets."""
+
+    def filter(self, record):
+        try:
+            message = hide_secrets(record.getMessage())
+        except Exception:  # a broken format string is the formatter's to report
+            return True
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        record.msg, record.args = message, None
+        if record.exc_text:
+            record.exc_text = hide_secrets(record.exc_text)
+        return True
+
+
+def hide_secrets_in(logger):
+    """Add the filter to every handler of ``logger`` (Celery's, once it set them up)."""
+    for handler in logger.handlers:
+        if not any(isinstance(existing, HideSecrets) for existing in handler.filters):
+            handler.addFilter(HideSecrets())
