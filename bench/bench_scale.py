@@ -437,7 +437,7 @@ def write(report, raw, times_304):
         report.note(
             f"Why not 10 ms per 304: of {task_304:.1f} ms, the fetch (a new HTTP connection to "
             f"the local server) takes {raw['fetch_ms_304_median']:.1f} ms; the rest is the lock "
-            "(two memcached round trips and the renewal thread), the fencing transaction, the "
+            "(two memcached round trips and the renewal thread), the fencing update, the "
             "feed's update and the ImportRun insert, on 2 shared cores."
         )
     if dead_share >= 0.10 or mix_rate < 100:
