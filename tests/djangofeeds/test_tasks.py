@@ -341,3 +341,16 @@ def test_a_round_whose_claims_ran_out_is_closed_with_the_feeds_never_run(setting
 
     summary = RefreshRun.objects.get(pk=round_id)
     assert summary.finished_at is not None and summary.unfinished == 1
+
+
+def test_the_tick_has_its_own_queue_and_expires_before_the_next_one():
+    """Beat's entry ticks every 5 s; a tick waiting longer than 4 s is dropped, never piled up."""
+    from django_celery_beat.models import PeriodicTask
+
+    entry = PeriodicTask.objects.get(task=refresh_feeds.name)
+    interval = entry.interval.schedule.run_every.total_seconds()
+    assert interval == 5
+    assert entry.expire_seconds < interval and refresh_feeds.expires < interval
+    route = celery_app.amqp.router.route({}, refresh_feeds.name, (), {})
+    assert route["queue"].name == "scheduler"
+    assert celery_app.amqp.router.route({}, import_feed.name, (), {})["queue"].name == "feeds"
