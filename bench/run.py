@@ -18,7 +18,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 DOCS = ROOT / "docs" / "benchmarks.md"
 # SPEC §7's order; a script not listed here runs after these.
-ORDER = ["lock", "import", "unchanged", "contention", "comments", "end_to_end", "parser"]
+ORDER = ["lock", "import", "unchanged", "contention", "comments", "end_to_end", "parser", "scale"]
 LIBRARIES = ["Django", "celery", "kombu", "django-celery-results", "feedparser", "fastfeedparser",
              "psycopg", "pymemcache", "redis", "gunicorn", "httpx"]  # fmt: skip
 

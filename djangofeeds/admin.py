@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import ngettext
 
-from djangofeeds.models import Category, Enclosure, Feed, ImportRun, Post, RefreshRun
+from djangofeeds.models import Category, Enclosure, Feed, ImportRun, Outcome, Post, RefreshRun
 from djangofeeds.tasks import enqueue_imports
 
 # A URL typed without a scheme is taken as https (Django 6's default).
@@ -111,7 +111,8 @@ class FeedAdmin(admin.ModelAdmin):
     search_fields = ["title", "url", "link"]
     readonly_fields = [
         "etag", "last_modified", "last_checked_at", "last_success_at", "last_status",
-        "last_http_status", "last_error", "error_count", "fence", "created_at", "category_list",
+        "last_http_status", "last_error", "error_count", "fence", "claimed_at",
+        "poll_interval", "newest_entry_at", "created_at", "category_list",
     ]  # fmt: skip
     fieldsets = [
         (None, {"fields": ["url", "title", "link", "description", "is_active", "next_check_at"]}),
@@ -185,7 +186,7 @@ class FeedAdmin(admin.ModelAdmin):
 
     @admin.action(description="Reset errors (check again now)", permissions=["change"])
     def reset_errors(self, request, queryset):
-        count = queryset.update(error_count=0, last_error="", next_check_at=None)
+        count = queryset.update(error_count=0, last_error="", next_check_at=timezone.now())
         self.message_user(
             request,
             ngettext("Reset the errors of %d feed.", "Reset the errors of %d feeds.", count)
@@ -287,13 +288,26 @@ class ImportRunAdmin(ReadOnlyAdmin):
 
 @admin.register(RefreshRun)
 class RefreshRunAdmin(ReadOnlyAdmin):
-    list_display = [
-        "started_at",
-        "finished_at",
-        "feeds",
-        "imported",
-        "not_modified",
-        "skipped",
-        "failed",
-    ]
+    """Refresh rounds: the current ones counted live from their import runs."""
+
+    list_display = ["started_at", "finished_at", "feeds", "progress", "outcomes"]
     date_hierarchy = "started_at"
+
+    @admin.display(description="done")
+    def progress(self, summary):
+        if summary.finished_at is not None:
+            done = summary.feeds - summary.unfinished
+        else:
+            done, _ = summary.progress()
+        return f"{done}/{summary.feeds}"
+
+    @admin.display(description="outcomes")
+    def outcomes(self, summary):
+        if summary.finished_at is None:
+            _, counts = summary.progress()
+        else:
+            counts = {name: getattr(summary, name) for name in Outcome.values}
+        parts = [f"{count} {Outcome(name).label}" for name, count in counts.items() if count]
+        if summary.unfinished:
+            parts.append(f"{summary.unfinished} never run (claim timed out)")
+        return ", ".join(parts) or "-"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.db.models import F, Value
 from django.utils import timezone
 
@@ -30,6 +30,13 @@ BACKOFF_CAP = timedelta(hours=24)
 # backoff by ±20%, and capped backoffs over the cap's last 5%.
 BACKOFF_JITTER = 0.2
 CAPPED_JITTER = 0.05
+# Adaptive polling looks at the entries of the last week (as Miniflux's
+# entry-frequency scheduler does) and, for a feed gone quiet, waits at least
+# half the time since its newest entry (as NewsBlur slows down stale feeds).
+RATE_WINDOW = timedelta(days=7)
+QUIET_DIVISOR = 2
+# An entry dated further ahead than this is a bad clock, not a publishing rate.
+FUTURE_SLACK = timedelta(days=1)
 POST_FIELDS = [
     "guid",
     "title",
@@ -62,7 +69,7 @@ class ImportResult:
     def as_dict(self):
         """The task's return value (JSON)."""
         result = {
-            "status": self.run.outcome,
+            "status": Outcome(self.run.outcome).value,
             "url": self.feed.url,
             "created": self.run.created,
             "updated": self.run.updated,
@@ -77,7 +84,9 @@ def failed_result(url, error):
     return {"status": Outcome.FAILED, "url": url, "created": 0, "updated": 0, "error": error}
 
 
-def import_feed(url, *, fenced=None, task_id="", worker="", progress=None, retry=False):
+def import_feed(
+    url, *, fenced=None, task_id="", worker="", progress=None, retry=False, refresh_run=None
+):
     """Import the feed at ``url`` (creating its ``Feed`` row); return an ``ImportResult``.
 
     ``fenced`` is the ``Feed`` the caller got from ``Feed.objects.next_fence``
@@ -86,15 +95,14 @@ def import_feed(url, *, fenced=None, task_id="", worker="", progress=None, retry
     documents) are recorded and returned, not raised. ``progress(current,
     total)`` is called as posts are stored. ``retry`` marks a task's retry of
     an attempt that already counted its error: it fails without counting again,
-    so one outage does not multiply the feed's backoff.
+    so one outage does not multiply the feed's backoff. ``refresh_run`` is
+    the id of the refresh round that queued the import, kept on its run.
     """
     if fenced is not None:
         feed, fence = fenced, fenced.fence
     else:
         (feed, _), fence = Feed.objects.get_or_create(url=url), None
-    run = ImportRun(
-        feed=feed, task_id=task_id or "", worker=worker or "", started_at=timezone.now()
-    )
+    run = new_run(feed, task_id, worker, refresh_run)
     try:
         return Importer(feed, run, fence, progress, retry).execute()
     except StaleFence:
@@ -134,7 +142,9 @@ class Importer:
                 fetched,
                 last_status=Outcome.NOT_MODIFIED,
                 last_http_status=304,
-                next_check_at=self.next_check(max_age=fetched.max_age),
+                next_check_at=self.next_check(
+                    max_age=fetched.max_age, rate=(feed.poll_interval, feed.newest_entry_at)
+                ),
             )
             return finish(feed, run, Outcome.NOT_MODIFIED)
 
@@ -153,6 +163,7 @@ class Importer:
         run.created, run.updated = self.store_posts(parsed.entries, parsed.categories)
         pruned = self.prune(parsed.entries) if run.created else 0
         run.warning = "; ".join(filter(None, [run.warning, left_out(parsed, pruned)]))
+        rate = publishing_rate(parsed.entries, self.now)
         self.save_feed(
             fetched,
             title=parsed.title or feed.title,
@@ -160,7 +171,11 @@ class Importer:
             description=parsed.description,
             last_status=Outcome.IMPORTED,
             last_http_status=fetched.status,
-            next_check_at=self.next_check(max_age=fetched.max_age, ttl_minutes=parsed.ttl_minutes),
+            poll_interval=rate[0],
+            newest_entry_at=rate[1],
+            next_check_at=self.next_check(
+                max_age=fetched.max_age, ttl_minutes=parsed.ttl_minutes, rate=rate
+            ),
         )
         run.store_ms = elapsed_ms(started)
         return finish(feed, run, Outcome.IMPORTED)
@@ -188,6 +203,7 @@ class Importer:
     def save_feed(self, fetched, **changes):
         """Claim what a successful fetch tells about the feed, under its new URL if it moved."""
         changes.update(
+            claimed_at=None,  # the import is over: the scheduler may queue it again
             last_checked_at=self.now,
             last_success_at=self.now,
             last_error="",
@@ -290,6 +306,7 @@ class Importer:
         run.error = str(error)
         run.http_status = status
         changes = {
+            "claimed_at": None,
             "last_checked_at": self.now,
             "last_status": Outcome.FAILED,
             "last_http_status": status,
@@ -306,12 +323,14 @@ class Importer:
         result.transient, result.retry_after = transient, retry_after
         return result
 
-    def next_check(self, *, errors=0, max_age=None, ttl_minutes=None, retry_after=None):
-        """Next check: the interval or a backoff, pushed later (never earlier) by the server."""
-        if errors:
-            delay = backoff(errors)
-        else:
-            delay = timedelta(seconds=settings.DJANGOFEEDS_REFRESH_INTERVAL)
+    def next_check(
+        self, *, errors=0, max_age=None, ttl_minutes=None, retry_after=None, rate=(None, None)
+    ):
+        """Next check: the feed's own pace or a backoff, pushed later (never earlier) by the server.
+
+        ``rate`` is ``(poll_interval, newest_entry_at)``, see ``publishing_rate``.
+        """
+        delay = backoff(errors) if errors else poll_delay(*rate, now=self.now)
         for seconds in (max_age, retry_after, ttl_minutes and ttl_minutes * 60):
             if seconds:
                 # Capped first: a server's 10**15 seconds must not overflow timedelta.
@@ -385,6 +404,46 @@ def left_out(parsed, pruned):
     return f"left out: {', '.join(notes)}" if notes else ""
 
 
+def publishing_rate(entries, now):
+    """``(seconds between recent entries or None, newest entry date or None)`` of a document.
+
+    The gap is the average over the entries of the last week; one recent entry
+    (or none) tells no rate. Entries without a date are left out; so are dates
+    more than a day ahead (a bad clock).
+    """
+    dates = sorted(
+        moment
+        for entry in entries
+        if (moment := entry.published_at or entry.updated_at) and moment <= now + FUTURE_SLACK
+    )
+    if not dates:
+        return None, None
+    recent = [moment for moment in dates if moment >= now - RATE_WINDOW]
+    if len(recent) < 2:
+        return None, dates[-1]
+    gap = (recent[-1] - recent[0]) / (len(recent) - 1)
+    return max(1, int(gap.total_seconds())), dates[-1]
+
+
+def poll_delay(poll_interval, newest_entry_at, *, now):
+    """How long a healthy feed waits: its publishing gap, or longer while it is quiet, in bounds.
+
+    A feed without dated entries waits ``DJANGOFEEDS_REFRESH_INTERVAL``. One
+    with dates waits about one gap between its recent entries, at least half
+    the time since its newest entry (a feed gone quiet slows down), and always
+    between ``DJANGOFEEDS_MIN_POLL_INTERVAL`` and ``DJANGOFEEDS_MAX_POLL_INTERVAL``.
+    """
+    default = timedelta(seconds=settings.DJANGOFEEDS_REFRESH_INTERVAL)
+    if poll_interval is None and newest_entry_at is None:
+        return default
+    delay = timedelta(seconds=poll_interval) if poll_interval else default
+    if newest_entry_at is not None:
+        delay = max(delay, (now - newest_entry_at) / QUIET_DIVISOR)
+    shortest = timedelta(seconds=settings.DJANGOFEEDS_MIN_POLL_INTERVAL)
+    longest = timedelta(seconds=settings.DJANGOFEEDS_MAX_POLL_INTERVAL)
+    return min(max(delay, shortest), max(longest, shortest))
+
+
 def backoff(errors):
     """How long a feed with ``errors`` consecutive failures waits: doubling, jittered, capped."""
     # The exponent is bounded: a feed failing for months must not overflow timedelta.
@@ -420,35 +479,60 @@ def finish(feed, run, outcome):
     return ImportResult(feed=feed, run=run)
 
 
-def record_attempt(url, outcome, *, error="", task_id="", worker=""):
+def new_run(feed, task_id, worker, refresh_run, **fields):
+    return ImportRun(
+        feed=feed,
+        task_id=task_id or "",
+        worker=worker or "",
+        refresh_run_id=refresh_run,
+        started_at=timezone.now(),
+        **fields,
+    )
+
+
+def record_attempt(url, outcome, *, error="", task_id="", worker="", refresh_run=None):
     """Record an attempt that never reached the feed (lock held, lock cache down)."""
     feed, _ = Feed.objects.get_or_create(url=url)
-    now = timezone.now()
-    run = ImportRun(
-        feed=feed, task_id=task_id or "", worker=worker or "", started_at=now, error=error
-    )
-    return finish(feed, run, outcome)
+    return finish(feed, new_run(feed, task_id, worker, refresh_run, error=error), outcome)
 
 
-def record_crash(url, error, *, task_id="", worker=""):
-    """Record an attempt that ended with an unexpected error (a bug, a time limit)."""
+def crash_message(exc):
+    """An unexpected error in words an operator can act on."""
+    text = f"{type(exc).__name__}: {exc}".strip()
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        return f"lost the connection to the database during the import ({text})"
+    return text
+
+
+def record_crash(url, error, *, fence=None, task_id="", worker="", refresh_run=None):
+    """Record an attempt that ended with an unexpected error (a bug, a time limit, the database).
+
+    The feed's status is written only under ``fence``, the fencing number the
+    crashed import held: a newer import's status is never overwritten (and
+    without a fence, the feed row is left alone; its claim runs out and the
+    scheduler queues it again). The run is always recorded.
+    """
+    if not transaction.get_connection().in_atomic_block:
+        # A broken connection (a restarted database) must not lose the record too.
+        transaction.get_connection().close_if_unusable_or_obsolete()
     feed = Feed.objects.filter(url=url).first()
     if feed is None:
         return None
     now = timezone.now()
-    # Backing off matters most here: a feed that always times out would
-    # otherwise take a worker for the whole time limit at every refresh.
-    Feed.objects.filter(pk=feed.pk).update(
+    written = fence is not None and Feed.objects.filter(pk=feed.pk, fence=fence).update(
+        claimed_at=None,
         last_checked_at=now,
         last_status=Outcome.FAILED,
         last_error=error,
         error_count=F("error_count") + 1,
+        # Backing off matters most here: a feed that always times out would
+        # otherwise take a worker for the whole time limit at every refresh.
         next_check_at=now + backoff(feed.error_count + 1),
     )
-    run = ImportRun(
-        feed=feed, task_id=task_id or "", worker=worker or "", started_at=now, error=error
-    )
-    return finish(feed, run, Outcome.FAILED)
+    if fence is not None and not written:
+        logger.warning("The crash of an import of %s is not written on the feed: a newer "
+                       "import took it over", url)  # fmt: skip
+    return finish(feed, new_run(feed, task_id, worker, refresh_run, error=error), Outcome.FAILED)
 
 
 def elapsed_ms(started):

@@ -4,7 +4,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
-from django.db import models, transaction
+from django.db import connections, models
 from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
@@ -104,16 +104,21 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         """Create the feed if needed, give it a new fencing number, and return it.
 
         Called right after taking the feed's lock; ``feed.fence`` is the number
-        this holder writes with. The row lock (PostgreSQL) or the immediate
-        write transaction (SQLite) serialise this against the importer's fenced
-        writes, so a stale holder either finished before this increment or sees
-        it and is refused.
+        this holder writes with. One ``UPDATE … RETURNING`` (a round trip, and
+        the row's write lock for its duration) serialises this against the
+        importer's fenced writes, so a stale holder either finished before this
+        increment or sees it and is refused.
         """
-        with transaction.atomic():
-            feed, _ = self.select_for_update().get_or_create(url=url)
-            self.filter(pk=feed.pk).update(fence=F("fence") + 1)
-        feed.fence += 1
-        return feed
+        quote = connections[self.db].ops.quote_name
+        table, fence, url_column = (
+            quote(name) for name in (self.model._meta.db_table, "fence", "url")
+        )
+        sql = f"UPDATE {table} SET {fence} = {fence} + 1 WHERE {url_column} = %s RETURNING *"
+        for _ in range(2):
+            for feed in self.raw(sql, [url]):
+                return feed
+            self.get_or_create(url=url)  # a feed seen for the first time
+        raise self.model.DoesNotExist(url)  # deleted between the two statements
 
 
 class Feed(models.Model):
@@ -135,7 +140,18 @@ class Feed(models.Model):
     last_http_status = models.PositiveSmallIntegerField("last HTTP status", null=True, blank=True)
     last_error = models.TextField(blank=True)
     error_count = models.PositiveIntegerField(default=0)
-    next_check_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # A new feed is due at once (NULL, as rows made before migration 0004 had, too).
+    next_check_at = models.DateTimeField(null=True, blank=True, db_index=True, default=timezone.now)
+    # Set when refresh_feeds or "Import now" queues the feed (next_check_at then
+    # moves to the claim's deadline); cleared when an import finishes. Its value
+    # travels with the message: an import whose claim was replaced does nothing.
+    claimed_at = models.DateTimeField("queued at", null=True, blank=True, editable=False)
+    # Adaptive polling: the observed gap between recent entries (seconds) and
+    # the newest entry's date, from the last document that had dated entries.
+    poll_interval = models.PositiveIntegerField(
+        "observed interval (s)", null=True, blank=True, editable=False
+    )
+    newest_entry_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     # Bumped on every lock acquisition; writes carry the number they were
     # given and are refused once a newer one exists.
@@ -153,6 +169,16 @@ class Feed(models.Model):
             # The admin's status filters ("failing", last outcome) on many feeds.
             models.Index(fields=["is_active", "error_count"], name="feed_errors_idx"),
             models.Index(fields=["last_status"], name="feed_last_status_idx"),
+            # The claim's scan, in its order: it stops after one batch.
+            models.Index(
+                fields=["next_check_at"], condition=models.Q(is_active=True), name="feed_claim_idx"
+            ),
+            # Backpressure counts the unfinished claims only.
+            models.Index(
+                fields=["claimed_at"],
+                condition=models.Q(claimed_at__isnull=False),
+                name="feed_claimed_idx",
+            ),
         ]
 
     def __str__(self):
@@ -284,6 +310,15 @@ class PrunedPost(models.Model):
 
 class ImportRun(models.Model):
     feed = models.ForeignKey(Feed, on_delete=models.CASCADE, related_name="import_runs")
+    # The refresh round that queued this import (none for one a person started).
+    refresh_run = models.ForeignKey(
+        "RefreshRun",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="import_runs",
+        verbose_name="refresh round",
+    )
     task_id = models.CharField("task id", max_length=255, blank=True)
     worker = models.CharField(max_length=255, blank=True)
     started_at = models.DateTimeField(default=timezone.now)
@@ -324,7 +359,11 @@ class ImportRun(models.Model):
 
 
 class RefreshRun(models.Model):
-    """One scheduled ``refresh_feeds`` round, summarised by its chord callback."""
+    """One ``refresh_feeds`` round: the feeds it claimed, counted from their ``ImportRun`` rows.
+
+    The outcome columns are filled when the round is over (a later tick closes
+    it); until then ``progress()`` counts the runs so far.
+    """
 
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -336,6 +375,27 @@ class RefreshRun(models.Model):
 
     class Meta:
         ordering = ["-started_at", "-id"]
+        indexes = [
+            models.Index(
+                fields=["started_at"],
+                condition=models.Q(finished_at__isnull=True),
+                name="refreshrun_open_idx",
+            )
+        ]
 
     def __str__(self):
         return f"refresh of {self.feeds} feeds at {self.started_at:%Y-%m-%d %H:%M:%S}"
+
+    def progress(self):
+        """``(done, counts)``: feeds with a run in this round, and runs per outcome."""
+        runs = ImportRun.objects.filter(refresh_run=self)
+        counts = dict.fromkeys(Outcome.values, 0)
+        counts.update(runs.values_list("outcome").annotate(n=models.Count("pk")).order_by())
+        return runs.values("feed_id").distinct().count(), counts
+
+    @property
+    def unfinished(self):
+        """Claimed feeds with no run in a closed round (lost messages, killed workers)."""
+        if self.finished_at is None:
+            return None
+        return max(0, self.feeds - self.imported - self.not_modified - self.skipped - self.failed)

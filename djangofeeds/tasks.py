@@ -1,17 +1,26 @@
-"""Celery tasks for feeds: take the feed's lock, call the importer, log, retry."""
+"""Celery tasks for feeds: claim due feeds, take the feed's lock, call the importer, log.
 
+The database is the scheduler's source of truth. A feed is *claimed* (queued)
+when ``Feed.claimed_at`` is set: the claim also moves ``next_check_at`` to
+the claim's deadline, so a claim that is never finished (a lost message, a
+killed worker) makes the feed due again by itself. Each message carries its
+claim; an import whose claim was cleared or replaced meanwhile does nothing.
+"""
+
+from datetime import datetime, timedelta
 from hashlib import md5
 
-from celery import Task, chord, group, shared_task
+from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
 from django.conf import settings
-from django.core.cache import caches
+from django.db import connections, transaction
+from django.db.models import Max, Q
 from django.utils import timezone
 
-from djangofeeds.importer import failed_result, record_attempt, record_crash
+from djangofeeds.importer import crash_message, failed_result, record_attempt, record_crash
 from djangofeeds.importer import import_feed as run_importer
-from djangofeeds.locks import CacheLock, LockUnavailable, backend_for
+from djangofeeds.locks import CacheLock, LockUnavailable
 from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
 
 logger = get_task_logger(__name__)
@@ -20,14 +29,22 @@ logger = get_task_logger(__name__)
 # hard limit stays below the lock's expiry, so a stuck import is killed before
 # its lease could run out under it.
 LOCK_EXPIRE = settings.DJANGOFEEDS_LOCK_EXPIRE
+# Only an unreachable lock cache is retried in the task (no fetch happened, so
+# a retry costs nothing); a feed that fails goes back to its schedule, which
+# backs off, instead of holding a worker through retries.
 MAX_RETRIES = 5
-# A Retry-After longer than this is left to the feed's schedule
-# (next_check_at honours it) instead of a task retry.
 RETRY_BACKOFF_MAX = 600
+# Beat sends the tick every 5 seconds (migration 0004); a copy that waited
+# longer than this is dropped, so ticks never pile up.
+TICK_EXPIRES = 4
+# URLs per claim statement when a person queues feeds by URL.
+URLS_PER_CLAIM = 500
+# Messages published together (one Redis pipeline).
+PUBLISH_CHUNK = 500
 
 
-class TransientImportError(Exception):
-    """A fetch failed in a way that may succeed soon (network, 5xx, 429)."""
+class ImportCrashed(Exception):
+    """An import ended with an unexpected error, already recorded on the feed and its run."""
 
 
 def lock_key(task_name, url):
@@ -35,76 +52,184 @@ def lock_key(task_name, url):
     return f"{task_name}-lock-{md5(url.encode()).hexdigest()}"
 
 
-def queued_key(url):
-    return f"djangofeeds-queued-{md5(url.encode()).hexdigest()}"
+def claim_feeds(rows, *, limit=None, now=None):
+    """Claim the feeds in ``rows`` that are not queued already; return ``(claim, [(pk, url)])``.
 
-
-def mark_queued(url):
-    """Set the short-lived "queued" marker; False if the feed is already waiting in a queue.
-
-    Raises ``LockUnavailable`` when the lock cache is down (a plain ``cache.add``
-    would answer False, "already queued", for a dead memcached server).
+    One statement, so two ticks (or two beats started by mistake) never claim
+    the same feed: ``UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED
+    LIMIT n) RETURNING``. On PostgreSQL a concurrent claim skips the rows
+    another one holds; SQLite runs one writer at a time (IMMEDIATE
+    transactions, see settings), which needs no row locks. A stale claim (older
+    than ``DJANGOFEEDS_CLAIM_TIMEOUT``) may be claimed again. ``claim`` is the
+    claim's time in ISO format: the token each message carries.
     """
-    backend = backend_for(settings.DJANGOFEEDS_LOCK_CACHE)
-    return backend.add(queued_key(url), timezone.now().isoformat(), LOCK_EXPIRE) is not None
+    now = now or timezone.now()
+    timeout = timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT)
+    picked = (
+        rows.filter(Q(claimed_at__isnull=True) | Q(claimed_at__lte=now - timeout))
+        .order_by("next_check_at")
+        .select_for_update(skip_locked=True)
+        .values("pk")[:limit]
+    )
+    connection = connections[rows.db]
+    quote, adapt = connection.ops.quote_name, connection.ops.adapt_datetimefield_value
+    column = {name: quote(Feed._meta.get_field(name).column) for name in ("id", "url")}
+    with transaction.atomic(using=rows.db), connection.cursor() as cursor:
+        sql, params = picked.query.get_compiler(using=rows.db).as_sql()
+        cursor.execute(
+            f"UPDATE {quote(Feed._meta.db_table)} SET "
+            f"{quote(Feed._meta.get_field('claimed_at').column)} = %s, "
+            f"{quote(Feed._meta.get_field('next_check_at').column)} = %s "
+            f"WHERE {column['id']} IN ({sql}) RETURNING {column['id']}, {column['url']}",
+            [adapt(now), adapt(now + timeout), *params],
+        )
+        claimed = cursor.fetchall()
+    return now.isoformat(), claimed
 
 
-def clear_queued(url):
+def release_claims(pks, claim):
+    """Make claimed feeds due again at once (their messages were never sent)."""
+    Feed.objects.filter(pk__in=pks, claimed_at=datetime.fromisoformat(claim)).update(
+        claimed_at=None, next_check_at=timezone.now()
+    )
+
+
+def holds_claim(feed, claim):
+    return feed.claimed_at is not None and feed.claimed_at == datetime.fromisoformat(claim)
+
+
+def unfinished_claims(now=None):
+    """Claimed feeds whose import has not finished (queued or running), stale claims left out."""
+    now = now or timezone.now()
+    timeout = timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT)
+    return Feed.objects.filter(claimed_at__gt=now - timeout).count()
+
+
+def send_imports(feeds, claim, *, scheduled=False, refresh_run=None):
+    """Send one ``import_feed`` per claimed ``(pk, url)``; return ``[(url, AsyncResult)]``.
+
+    A broker failure releases the claims of the feeds not sent (they are due
+    again) and re-raises; the ones already sent keep theirs, so nothing is
+    sent twice (a message of a released claim imports nothing). A scheduled
+    import writes no task result (``ImportRun`` is its record); one a person
+    asked for keeps its state and result.
+    """
+    kwargs = {"claim": claim}
+    if refresh_run is not None:
+        kwargs["refresh_run"] = refresh_run
+    # Celery writes a repr of the arguments into every message, for result
+    # rows and logs; a scheduled import has no result row, and the repr costs
+    # more than the rest of the message to build (the URL is in the args).
+    reprs = {"argsrepr": "", "kwargsrepr": ""} if scheduled else {}
+    sent = []
     try:
-        caches[settings.DJANGOFEEDS_LOCK_CACHE].delete(queued_key(url))
-    except Exception as exc:  # the marker only saves work; the lock decides
-        logger.warning("could not clear the queued marker of %s: %r", url, exc)
+        with import_feed.app.producer_or_acquire() as producer:
+            for start in range(0, len(feeds), PUBLISH_CHUNK):
+                chunk = feeds[start : start + PUBLISH_CHUNK]
+                # On Redis a chunk is one pipeline, one round trip (kombu's publish
+                # batch); other brokers publish each message as it comes.
+                with producer.batch(max_size=2 * len(chunk)):
+                    results = [
+                        (url, import_feed.apply_async((url,), kwargs, producer=producer,
+                                                      ignore_result=scheduled, **reprs))
+                        for _, url in chunk
+                    ]  # fmt: skip
+                sent.extend(results)
+    except Exception:
+        # A chunk that failed may have reached Redis in part: those messages
+        # carry a claim that is released here, so they import nothing.
+        release_claims([pk for pk, _ in feeds[len(sent) :]], claim)
+        raise
+    return sent
 
 
 def enqueue_imports(urls):
-    """Queue ``import_feed`` for each URL not already queued.
+    """Claim and queue an import of each URL's feed unless it is queued already.
 
-    Returns ``(queued, waiting)``: ``(url, AsyncResult)`` pairs sent now, and
-    the URLs that were already waiting in a queue.
+    "Import now" and ``import_feeds`` use the same claim as the scheduler, so
+    a feed is never queued twice. A URL without a feed gets one. Returns
+    ``(queued, waiting)``: ``(url, AsyncResult)`` pairs sent now, and the URLs
+    that were already waiting in a queue.
     """
-    queued, waiting = [], []
-    for url in urls:
-        if not mark_queued(url):
-            waiting.append(url)
-            continue
-        try:
-            queued.append((url, import_feed.delay(url)))
-        except Exception:
-            clear_queued(url)  # not sent: a later attempt must not be blocked
-            raise
-    return queued, waiting
+    urls = list(dict.fromkeys(urls))
+    Feed.objects.bulk_create([Feed(url=url) for url in urls], ignore_conflicts=True)
+    queued = {}
+    for start in range(0, len(urls), URLS_PER_CLAIM):
+        claim, feeds = claim_feeds(
+            Feed.objects.filter(url__in=urls[start : start + URLS_PER_CLAIM])
+        )
+        queued.update(send_imports(feeds, claim))
+    return (
+        [(url, queued[url]) for url in urls if url in queued],
+        [url for url in urls if url not in queued],
+    )
 
 
-def run_import(url, *, task_name, task_id="", worker="", progress=None, retry=False):
+def run_import(
+    url, *, task_name, task_id="", worker="", progress=None, retry=False, claim=None,
+    refresh_run=None,
+):  # fmt: skip
     """Import ``url`` under its lock; the path of the task and of ``import_feeds --sync``.
 
-    Returns the importer's ``ImportResult`` (outcome ``skipped`` when another
-    worker holds the lock). Raises ``LockUnavailable`` when the lock's cache
-    cannot be reached: without a lock nothing is imported.
+    Returns the importer's ``ImportResult``: outcome ``skipped`` when another
+    worker holds the lock, or when ``claim`` (the message's) is no longer the
+    feed's (the feed was imported since it was queued). Raises
+    ``LockUnavailable`` when the lock's cache cannot be reached: without a lock
+    nothing is imported. An unexpected error is recorded on the feed under the
+    import's fencing number, then raised as ``ImportCrashed``.
     """
     lock = CacheLock(
         lock_key(task_name, url), expire=LOCK_EXPIRE, using=settings.DJANGOFEEDS_LOCK_CACHE
     )
+    recorded = {"task_id": task_id, "worker": worker, "refresh_run": refresh_run}
     if not lock.acquire():
-        logger.info("Feed %s is already being imported by another worker", url)
-        return record_attempt(url, Outcome.SKIPPED, task_id=task_id, worker=worker)
+        return record_attempt(
+            url, Outcome.SKIPPED, error="another worker is importing this feed", **recorded
+        )
     try:
         with lock.keep_alive():
             feed = Feed.objects.next_fence(url)
-            return run_importer(
-                url, fenced=feed, task_id=task_id, worker=worker, progress=progress, retry=retry
-            )
+            if claim is not None and not holds_claim(feed, claim):
+                error = "already imported since it was queued (its claim was replaced)"
+                return record_attempt(url, Outcome.SKIPPED, error=error, **recorded)
+            try:
+                return run_importer(url, fenced=feed, progress=progress, retry=retry, **recorded)
+            except SoftTimeLimitExceeded:
+                error = f"import took longer than {import_feed.soft_time_limit:g}s and was stopped"
+                return record_crash(url, error, fence=feed.fence, **recorded)
+            except Exception as exc:
+                error = crash_message(exc)
+                record_crash(url, error, fence=feed.fence, **recorded)
+                raise ImportCrashed(error) from exc
     finally:
         lock.release()
 
 
+def describe(result):
+    """One log line saying what happened to a feed, in plain words."""
+    status, url = result["status"], result["url"]
+    if status == Outcome.IMPORTED:
+        return (
+            f"Feed {url}: imported, {result['created']} new and {result['updated']} changed posts"
+        )
+    if status == Outcome.NOT_MODIFIED:
+        return f"Feed {url}: not modified since the last import"
+    if status == Outcome.SKIPPED:
+        return f"Feed {url}: skipped, {result.get('error') or 'another worker is importing it'}"
+    return f"Feed {url}: failed, {result.get('error', 'unknown error')}"
+
+
 class ImportFeedTask(Task):
     def on_failure(self, exc, task_id, args, kwargs, einfo):
-        """An unexpected error (a bug, a lost database): say so on the feed."""
+        """An unexpected error outside the import (before its fence): record the run only."""
         url = args[0] if args else kwargs.get("feed_url")
-        if url:
+        if url and not isinstance(exc, ImportCrashed):
             record_crash(
-                url, f"{type(exc).__name__}: {exc}", task_id=task_id, worker=self.request.hostname
+                url,
+                crash_message(exc),
+                task_id=task_id,
+                worker=self.request.hostname,
+                refresh_run=kwargs.get("refresh_run"),
             )
 
 
@@ -117,18 +242,25 @@ class ImportFeedTask(Task):
     reject_on_worker_lost=True,
     soft_time_limit=LOCK_EXPIRE * 0.8,
     time_limit=LOCK_EXPIRE * 0.9,
-    autoretry_for=(TransientImportError, LockUnavailable),
+    autoretry_for=(LockUnavailable,),
     retry_backoff=5,
     retry_backoff_max=RETRY_BACKOFF_MAX,
     retry_jitter=True,
     max_retries=MAX_RETRIES,
 )
-def import_feed(self, feed_url):
-    """Import one feed unless another worker is importing it; return a JSON summary."""
+def import_feed(self, feed_url, claim=None, refresh_run=None):
+    """Import one feed unless another worker is importing it; return a JSON summary.
+
+    ``claim`` and ``refresh_run`` come from the scheduler (``refresh_feeds``,
+    ``enqueue_imports``). A failed fetch is not retried here: the feed's
+    schedule backs off (``next_check_at``), so a dead feed costs one fetch
+    timeout per check, not a worker held through retries.
+    """
     last_attempt = self.request.retries >= self.max_retries
 
     def report(current, total):
-        if self.request.id:
+        # Only for an import a person waits on: a scheduled one writes no state.
+        if self.request.id and not self.request.ignore_result:
             self.update_state(
                 state="PROGRESS", meta={"current": current, "total": total, "url": feed_url}
             )
@@ -141,96 +273,85 @@ def import_feed(self, feed_url):
             worker=self.request.hostname,
             progress=report,
             retry=self.request.retries > 0,
+            claim=claim,
+            refresh_run=refresh_run,
         )
     except LockUnavailable as exc:
-        logger.error("Cannot import %s: the lock cache is unreachable (%s); %s", feed_url, exc,
-                     "giving up" if last_attempt else "will retry")  # fmt: skip
+        logger.error("Feed %s: not imported, the lock cache is unreachable (%s); %s", feed_url,
+                     exc, "giving up" if last_attempt else "will retry")  # fmt: skip
         record_attempt(
             feed_url,
             Outcome.FAILED,
             error=f"not imported: the lock cache is unreachable ({exc})",
             task_id=self.request.id,
             worker=self.request.hostname,
+            refresh_run=refresh_run,
         )
         if last_attempt:
             return failed_result(feed_url, str(exc))
         raise
-    except SoftTimeLimitExceeded:
-        error = f"import took longer than {self.soft_time_limit}s and was stopped"
-        record_crash(feed_url, error, task_id=self.request.id, worker=self.request.hostname)
+    except SoftTimeLimitExceeded:  # before the import began (the lock, the database)
+        error = f"import took longer than {self.soft_time_limit:g}s and was stopped"
+        record_crash(feed_url, error, task_id=self.request.id, worker=self.request.hostname,
+                     refresh_run=refresh_run)  # fmt: skip
         return failed_result(feed_url, error)
-    finally:
-        # Cleared when the import is over, not when it starts: a running feed
-        # is still due, and refresh_feeds must not queue it again meanwhile.
-        clear_queued(feed_url)
-
-    if result.outcome == Outcome.FAILED and result.transient and not last_attempt:
-        if result.retry_after and result.retry_after > RETRY_BACKOFF_MAX:
-            logger.info("%s asks to wait %ss: left to the schedule", feed_url, result.retry_after)
-        elif result.retry_after:
-            raise self.retry(
-                countdown=result.retry_after, exc=TransientImportError(result.run.error)
-            )
-        else:
-            raise TransientImportError(result.run.error)
-    logger.info("Imported %s: %s", feed_url, result.as_dict())
-    return result.as_dict()
+    summary = result.as_dict()
+    log = logger.warning if result.outcome == Outcome.FAILED else logger.info
+    log(describe(summary))
+    return summary
 
 
-@shared_task
+@shared_task(ignore_result=True, expires=TICK_EXPIRES)
 def refresh_feeds():
-    """Queue every due feed as one chord; its callback writes a ``RefreshRun`` summary."""
-    due = Feed.objects.due().order_by("next_check_at").values_list("pk", "url")
-    try:
-        feeds = [(pk, url) for pk, url in due if mark_queued(url)]
-    except LockUnavailable as exc:
-        # Without the lock cache no import could run: leave the feeds due.
-        logger.error("Not refreshing feeds: the lock cache is unreachable (%s)", exc)
-        return {"queued": 0, "error": str(exc)}
+    """The scheduler's tick: claim a batch of due feeds and queue one import each.
+
+    Adds work only while fewer than ``DJANGOFEEDS_QUEUE_DEPTH`` claimed feeds
+    are unfinished, at most ``DJANGOFEEDS_TICK_BATCH`` per tick: a tick costs
+    O(batch), whatever the number of feeds. Each tick that queues anything is
+    a refresh round (``RefreshRun``), counted from its ``ImportRun`` rows.
+    """
+    now = timezone.now()
+    close_rounds(now)
+    unfinished = unfinished_claims(now)
+    room = min(settings.DJANGOFEEDS_TICK_BATCH, settings.DJANGOFEEDS_QUEUE_DEPTH - unfinished)
+    if room <= 0:
+        logger.info("Not queueing feeds: %d queued imports are unfinished (the depth is %d)",
+                    unfinished, settings.DJANGOFEEDS_QUEUE_DEPTH)  # fmt: skip
+        return {"queued": 0, "unfinished": unfinished}
+    claim, feeds = claim_feeds(Feed.objects.due(now), limit=room, now=now)
     if not feeds:
-        return {"queued": 0}
-    urls = [url for _, url in feeds]
-    summary = RefreshRun.objects.create(feeds=len(urls))
-    # A task that crashes stops the chord before its callback: the errback
-    # then writes the summary from the import runs.
-    callback = summarize_refresh.s(summary.pk).on_error(
-        summarize_failed_refresh.s(summary.pk, [pk for pk, _ in feeds])
-    )
+        return {"queued": 0, "unfinished": unfinished}
+    summary = RefreshRun.objects.create(started_at=now, feeds=len(feeds))
     try:
-        chord(group(import_feed.s(url) for url in urls), callback).delay()
-    except Exception:
-        for url in urls:
-            clear_queued(url)
-        raise
-    logger.info("Refreshing %d due feeds", len(urls))
-    return {"queued": len(urls), "refresh_run": summary.pk}
+        send_imports(feeds, claim, scheduled=True, refresh_run=summary.pk)
+    except Exception as exc:
+        # send_imports released the claims of the feeds it did not send.
+        sent = Feed.objects.filter(pk__in=[pk for pk, _ in feeds], claimed_at=now).count()
+        if sent:
+            RefreshRun.objects.filter(pk=summary.pk).update(feeds=sent)
+        else:
+            summary.delete()
+        logger.error("Refresh round %d: the broker failed after %d of %d feeds (%s: %s); "
+                     "the other %d are due again", summary.pk, sent, len(feeds),
+                     type(exc).__name__, exc, len(feeds) - sent)  # fmt: skip
+        error = f"{type(exc).__name__}: {exc}"
+        return {"queued": sent, "refresh_run": summary.pk if sent else None, "error": error}
+    logger.info("Refresh round %d: queued %d due feeds (%d were unfinished)",
+                summary.pk, len(feeds), unfinished)  # fmt: skip
+    return {"queued": len(feeds), "refresh_run": summary.pk}
 
 
-@shared_task
-def summarize_refresh(results, refresh_run_id):
-    """Chord callback: count the outcomes of one refresh round."""
-    counts = dict.fromkeys(Outcome.values, 0)
-    for result in results:
-        status = (result or {}).get("status", Outcome.FAILED)
-        counts[status if status in counts else Outcome.FAILED] += 1
-    RefreshRun.objects.filter(pk=refresh_run_id).update(finished_at=timezone.now(), **counts)
-    return counts
-
-
-@shared_task
-def summarize_failed_refresh(request, exc, traceback, refresh_run_id, feed_ids):
-    """Chord errback: count the round from each feed's latest import run since it started."""
-    summary = RefreshRun.objects.get(pk=refresh_run_id)
-    latest = {}
-    runs = ImportRun.objects.filter(feed_id__in=feed_ids, started_at__gte=summary.started_at)
-    for feed_id, outcome in runs.order_by("started_at", "pk").values_list("feed_id", "outcome"):
-        latest[feed_id] = outcome
-    counts = dict.fromkeys(Outcome.values, 0)
-    for feed_id in feed_ids:
-        counts[latest.get(feed_id, Outcome.FAILED)] += 1
-    logger.warning("Refresh %s ended with a crashed import: %r", refresh_run_id, exc)
-    RefreshRun.objects.filter(pk=refresh_run_id).update(finished_at=timezone.now(), **counts)
-    return counts
+def close_rounds(now):
+    """Write the counts of the rounds that are over: every feed has a run, or its claim ran out."""
+    stale = now - timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT)
+    for summary in RefreshRun.objects.filter(finished_at__isnull=True).order_by("started_at"):
+        done, counts = summary.progress()
+        if done < summary.feeds and summary.started_at > stale:
+            continue
+        finished = ImportRun.objects.filter(refresh_run=summary).aggregate(last=Max("finished_at"))
+        RefreshRun.objects.filter(pk=summary.pk).update(
+            finished_at=finished["last"] or now, **counts
+        )
 
 
 @shared_task

@@ -318,11 +318,14 @@ CELERY_TASK_DEFAULT_QUEUE = "celery"
 # publishes by queue name), but a message sent with exchange="celery" would be
 # copied into all four queues.
 CELERY_TASK_QUEUES = [
-    Queue(name, Exchange(name), routing_key=name) for name in ("celery", "feeds", "spam", "hipri")
+    Queue(name, Exchange(name), routing_key=name)
+    for name in ("celery", "feeds", "spam", "hipri", "scheduler")
 ]
 # Feed imports and spam checks get their own queues so a burst of one never
-# delays the other; "hipri" is for work a person is waiting on.
+# delays the other; "hipri" is for work a person is waiting on. The refresh
+# tick has a queue of its own: it must never wait behind the imports it queued.
 CELERY_TASK_ROUTES = {
+    "djangofeeds.tasks.refresh_feeds": {"queue": "scheduler"},
     "djangofeeds.*": {"queue": "feeds"},
     "blog.*": {"queue": "spam"},
 }
@@ -386,6 +389,22 @@ DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = env_bool("DJANGOFEEDS_ALLOW_PRIVATE_HOSTS", Fa
 # Seconds between two imports of a healthy feed (the server's Cache-Control,
 # Retry-After and RSS <ttl> may push the next one later, never earlier).
 DJANGOFEEDS_REFRESH_INTERVAL = env_int("DJANGOFEEDS_REFRESH_INTERVAL", 1800)
+# Adaptive polling: a feed whose entries carry dates is checked about once per
+# gap between its recent entries, never more often than the minimum and never
+# less often than the maximum (seconds). Undated feeds use the interval above.
+DJANGOFEEDS_MIN_POLL_INTERVAL = env_int("DJANGOFEEDS_MIN_POLL_INTERVAL", 900)
+DJANGOFEEDS_MAX_POLL_INTERVAL = env_int("DJANGOFEEDS_MAX_POLL_INTERVAL", 86400)
+# The refresh tick (every 5 seconds) claims due feeds in the database, at most
+# this many per tick: batch / 5 s is the most feeds per second the scheduler
+# can queue (500/s by default); raise it when more workers would idle...
+DJANGOFEEDS_TICK_BATCH = env_int("DJANGOFEEDS_TICK_BATCH", 2500)
+# ...and only while fewer than this many claimed feeds are still unfinished
+# (queued or running): the backlog in the broker never grows past it.
+DJANGOFEEDS_QUEUE_DEPTH = env_int("DJANGOFEEDS_QUEUE_DEPTH", 10000)
+# A claim not finished after this many seconds (a lost message, a killed
+# worker) is due again. Longer than an import may run (the lock's expiry)
+# plus the time a full queue takes to drain.
+DJANGOFEEDS_CLAIM_TIMEOUT = env_int("DJANGOFEEDS_CLAIM_TIMEOUT", 900)
 # The cache alias that holds import locks: it must be shared by all workers.
 DJANGOFEEDS_LOCK_CACHE = "default"
 # Posts kept per feed, newest first: pruned after an import that passes it and

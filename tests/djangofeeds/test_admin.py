@@ -4,12 +4,10 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import Permission, User
-from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
-from djangofeeds.models import Feed, ImportRun, Outcome, Post
-from djangofeeds.tasks import queued_key
+from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
 from project.celery import app as celery_app
 from tests.factories import FeedFactory, PostFactory
 from tests.support.admin import messages_of, run_action
@@ -71,7 +69,7 @@ def test_import_now_queues_and_reports(admin_client, purge_queues):
     response = run_action(admin_client, CHANGELIST, "import_now", feeds)
 
     assert messages_of(response) == ["Queued imports of 2 feeds."]
-    assert all(cache.get(queued_key(feed.url)) for feed in feeds)
+    assert all(Feed.objects.get(pk=feed.pk).claimed_at for feed in feeds)
 
 
 def test_import_now_does_not_queue_a_feed_twice(admin_client, purge_queues):
@@ -91,7 +89,9 @@ def test_import_now_with_the_broker_down_says_so(admin_client, use_broker):
 
     assert response.status_code == 200
     assert messages_of(response)[0].startswith("Could not queue the imports: OperationalError")
-    assert cache.get(queued_key(feed.url)) is None  # a later attempt is not blocked
+    feed.refresh_from_db()
+    assert feed.claimed_at is None  # a later attempt is not blocked
+    assert feed.next_check_at <= timezone.now()  # and the feed is due
 
 
 def test_activate_deactivate_and_reset_errors(admin_client):
@@ -107,12 +107,8 @@ def test_activate_deactivate_and_reset_errors(admin_client):
     ]
     run_action(admin_client, CHANGELIST, "reset_errors", [feed])
     feed.refresh_from_db()
-    assert (feed.is_active, feed.error_count, feed.last_error, feed.next_check_at) == (
-        False,
-        0,
-        "",
-        None,
-    )
+    assert (feed.is_active, feed.error_count, feed.last_error) == (False, 0, "")
+    assert feed.next_check_at <= timezone.now()  # due again at once
 
 
 def test_feed_actions_need_the_change_permission(client, purge_queues):
@@ -129,7 +125,7 @@ def test_feed_actions_need_the_change_permission(client, purge_queues):
         changelist.context["action_form"] is None
     )  # no action offered (delete needs a permission too)
     assert response.status_code == 200
-    assert cache.get(queued_key(feed.url)) is None  # nothing queued
+    assert Feed.objects.get(pk=feed.pk).claimed_at is None  # nothing queued
 
 
 def test_posts_and_import_runs_are_read_only(admin_client):
@@ -212,6 +208,24 @@ def test_needs_attention_filter_finds_failing_and_overdue_feeds(admin_client):
     assert titles("any") == ["Failing", "Stuck"]
     page = admin_client.get(CHANGELIST).text
     assert "failing (1)" in page and "not checked on time (1)" in page and "any (2)" in page
+
+
+def test_refresh_runs_show_the_current_rounds_progress_and_a_closed_rounds_counts(admin_client):
+    feeds = FeedFactory.create_batch(3)
+    current = RefreshRun.objects.create(feeds=3)
+    ImportRun.objects.create(feed=feeds[0], refresh_run=current, outcome=Outcome.NOT_MODIFIED)
+    ImportRun.objects.create(feed=feeds[1], refresh_run=current, outcome=Outcome.FAILED)
+    closed = RefreshRun.objects.create(
+        feeds=4, imported=2, failed=1, finished_at=timezone.now(), started_at=timezone.now()
+    )
+
+    response = admin_client.get(reverse("admin:djangofeeds_refreshrun_changelist"))
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "2/3" in page and "1 not modified, 1 failed" in page  # counted live
+    assert "3/4" in page and "2 imported, 1 failed, 1 never run (claim timed out)" in page
+    assert closed.unfinished == 1
 
 
 @pytest.mark.parametrize(

@@ -1,14 +1,16 @@
 """The importer against a real local HTTP server: formats, HTTP semantics, limits, safety."""
 
 import random
+import time
 from datetime import timedelta
+from email.utils import formatdate
 from pathlib import Path
 
 import pytest
 from django.utils import timezone
 
 from djangofeeds import fetch
-from djangofeeds.importer import import_feed
+from djangofeeds.importer import import_feed, poll_delay, publishing_rate
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
 from djangofeeds.parse import NotAFeed, parse
 from tests.support.feed_server import http_date, numbered_items, rss
@@ -356,6 +358,7 @@ def test_import_feed_429_retry_after_pushes_next_check_later(feed_server):
 
 def test_import_feed_ttl_and_max_age_push_next_check_later(feed_server, settings):
     settings.DJANGOFEEDS_REFRESH_INTERVAL = 600
+    settings.DJANGOFEEDS_MIN_POLL_INTERVAL = settings.DJANGOFEEDS_MAX_POLL_INTERVAL = 600
     ttl = feed_server.serve("/ttl.xml", rss(numbered_items(1), ttl=90))
     cached = feed_server.serve(
         "/cc.xml", rss(numbered_items(1)), headers={"Cache-Control": "max-age=7200"}
@@ -538,3 +541,88 @@ def test_parse_turns_only_parser_bugs_into_not_a_feed(monkeypatch):
     monkeypatch.setattr("djangofeeds.parse.feedparser.parse", feedparser_raising(Stop()))
     with pytest.raises(Stop):
         parse(body)
+
+
+def dated_items(*ages):
+    """RSS items published ``ages`` (timedeltas) ago."""
+    now = time.time()
+    return [
+        {
+            "guid": f"d{n}",
+            "title": f"Item {n}",
+            "pubDate": formatdate(now - age.total_seconds(), usegmt=True),
+        }
+        for n, age in enumerate(ages)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("ages", "expected"),
+    [
+        # Every 2 hours over the last week: checked every 2 hours.
+        ([timedelta(hours=2 * n) for n in range(1, 30)], timedelta(hours=2)),
+        # Every minute: never more often than the minimum.
+        ([timedelta(minutes=n) for n in range(1, 50)], timedelta(seconds=900)),
+        # Once a week: never less often than the maximum.
+        ([timedelta(days=7 * n) for n in range(1, 5)], timedelta(days=1)),
+        # Busy once, quiet for 10 hours since: half the quiet time.
+        ([timedelta(hours=10, minutes=n) for n in range(20)], timedelta(hours=5)),
+    ],
+)
+def test_next_check_follows_the_publishing_rate_within_bounds(
+    feed_server, settings, ages, expected
+):
+    settings.DJANGOFEEDS_MIN_POLL_INTERVAL = 900
+    settings.DJANGOFEEDS_MAX_POLL_INTERVAL = 86400
+    url = feed_server.serve("/rate.xml", rss(dated_items(*ages)), etag='"v1"')
+
+    first = import_feed(url)
+    again = import_feed(url)  # answered 304: the pace the last document showed
+
+    assert again.outcome == Outcome.NOT_MODIFIED
+    for result in (first, again):
+        delay = result.feed.next_check_at - result.run.started_at
+        assert abs(delay - expected) < timedelta(minutes=2)
+
+
+def test_adaptive_interval_stays_within_its_bounds(settings):
+    """Whatever the dates, the delay of a dated feed lies between the minimum and the maximum."""
+    settings.DJANGOFEEDS_MIN_POLL_INTERVAL = 600
+    settings.DJANGOFEEDS_MAX_POLL_INTERVAL = 7200
+    now = timezone.now()
+    shortest, longest = timedelta(seconds=600), timedelta(seconds=7200)
+    for gap in (None, 1, 59, 600, 3600, 7200, 86400, 10**9):
+        for age in (
+            None,
+            timedelta(0),
+            timedelta(minutes=5),
+            timedelta(days=3),
+            timedelta(days=10**4),
+        ):
+            if gap is None and age is None:
+                continue
+            delay = poll_delay(gap, None if age is None else now - age, now=now)
+            assert shortest <= delay <= longest, (gap, age, delay)
+    # Without any date: the configured interval.
+    assert poll_delay(None, None, now=now) == timedelta(
+        seconds=settings.DJANGOFEEDS_REFRESH_INTERVAL
+    )
+
+
+def test_publishing_rate_ignores_undated_and_future_entries():
+    now = timezone.now()
+
+    class Entry:
+        def __init__(self, published_at=None, updated_at=None):
+            self.published_at, self.updated_at = published_at, updated_at
+
+    hour = timedelta(hours=1)
+    entries = [
+        Entry(now - hour),
+        Entry(updated_at=now - 3 * hour),
+        Entry(),
+        Entry(now + 30 * 24 * hour),
+    ]
+    assert publishing_rate(entries, now) == (7200, now - hour)
+    assert publishing_rate([Entry()], now) == (None, None)
+    assert publishing_rate([Entry(now - hour)], now) == (None, now - hour)  # one entry, no rate

@@ -33,7 +33,10 @@ def test_post_page_plays_audio_and_video_and_offers_other_files_for_download(cli
     assert '<audio controls preload="none" src="https://cdn.example.com/ep1.mp3">' in page
     assert '<video controls preload="none" src="https://cdn.example.com/ep1.mp4">' in page
     assert "notes.pdf" in page and page.count("<audio") == 1 and page.count("<video") == 1
-    assert 'href="https://cdn.example.com/notes.pdf" rel="noopener noreferrer nofollow" download' in page
+    assert (
+        'href="https://cdn.example.com/notes.pdf" rel="noopener noreferrer nofollow" download'
+        in page
+    )
     assert "46.0\xa0MB" in page  # the length, for people on a metered connection
 
 

@@ -1,6 +1,7 @@
 """The tasks in-process (``apply``): lock, skip, retries, progress, refresh and its summary."""
 
 import logging
+import time
 from hashlib import md5
 
 import pytest
@@ -10,7 +11,7 @@ from django.utils import timezone
 from djangofeeds import tasks
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
-from djangofeeds.tasks import import_feed, lock_key, refresh_feeds, summarize_refresh
+from djangofeeds.tasks import import_feed, lock_key, refresh_feeds
 from project.celery import app as celery_app
 from tests.support.feed_server import numbered_items, rss
 
@@ -88,37 +89,54 @@ def test_import_feed_task_memcached_down_retries_and_imports_nothing(
     }
 
 
-def test_import_feed_task_retries_transient_errors(feed_server):
+def test_import_feed_task_leaves_transient_errors_to_the_schedule(feed_server):
+    """A 503 is fetched once: no retry holds the worker, the feed's schedule backs off."""
     url = feed_server.serve("/down.xml", "unavailable", status=503)
 
     result = import_feed.apply(args=[url]).get()
 
     assert result["status"] == "failed" and "503" in result["error"]
-    assert feed_server.hits("/down.xml") == tasks.MAX_RETRIES + 1
-    # One outage is one error: the retries do not multiply the feed's backoff.
+    assert feed_server.hits("/down.xml") == 1
     feed = Feed.objects.get(url=url)
     assert feed.error_count == 1
-    assert feed.next_check_at < timezone.now() + timezone.timedelta(minutes=7)
+    assert (
+        timezone.now() + timezone.timedelta(minutes=3)
+        < feed.next_check_at
+        < timezone.now() + timezone.timedelta(minutes=7)
+    )
 
 
-def test_import_feed_task_retries_after_the_servers_retry_after(feed_server, monkeypatch):
-    """A short Retry-After is the retry's countdown (a long one is left to the schedule)."""
+def test_a_dead_feed_backs_off_through_its_schedule(feed_server, settings):
+    """A feed that times out costs one bounded fetch per check, and waits longer after each."""
+    settings.DJANGOFEEDS_FETCH_TIMEOUT = 1
+    url = feed_server.serve("/dead.xml", rss(numbered_items(1)), delay=5)
+    delays = []
+    for _ in range(3):
+        started = time.monotonic()
+        result = import_feed.apply(args=[url]).get()
+        elapsed = time.monotonic() - started
+        assert result["status"] == "failed" and "timed out" in result["error"]
+        assert elapsed < 3 * settings.DJANGOFEEDS_FETCH_TIMEOUT + 2  # no retry inside the task
+        delays.append(Feed.objects.get(url=url).next_check_at - timezone.now())
+
+    assert feed_server.hits("/dead.xml") == 3
+    assert Feed.objects.get(url=url).error_count == 3
+    # 5, 10, then 20 minutes, each +-20%.
+    minutes = [delay.total_seconds() / 60 for delay in delays]
+    assert 3.9 < minutes[0] < 6.1 and 7.9 < minutes[1] < 12.1 and 15.9 < minutes[2] < 24.1
+
+
+def test_import_feed_task_leaves_a_short_retry_after_to_the_schedule(feed_server):
+    """A 429 with Retry-After: 120 is fetched once; the next check waits at least 120 s."""
     url = feed_server.serve("/soon.xml", "busy", status=429, headers={"Retry-After": "120"})
-    countdowns = []
-    real_retry = import_feed.retry
-
-    def retry(*args, **kwargs):
-        countdowns.append(kwargs.get("countdown"))
-        return real_retry(*args, **kwargs)
-
-    monkeypatch.setattr(import_feed, "retry", retry)
 
     result = import_feed.apply(args=[url]).get()
 
     assert result["status"] == "failed" and "429" in result["error"]
-    assert feed_server.hits("/soon.xml") == tasks.MAX_RETRIES + 1
-    assert len(countdowns) == tasks.MAX_RETRIES
-    assert all(115 <= countdown <= 120 for countdown in countdowns)
+    assert feed_server.hits("/soon.xml") == 1
+    assert Feed.objects.get(url=url).next_check_at >= timezone.now() + timezone.timedelta(
+        seconds=115
+    )
 
 
 def test_import_feed_task_leaves_a_long_retry_after_to_the_schedule(feed_server):
@@ -155,22 +173,69 @@ def test_import_feed_task_reports_progress(feed_server, monkeypatch):
     assert states == [("PROGRESS", 100, 150), ("PROGRESS", 150, 150)]
 
 
-def test_import_feed_task_keeps_the_feed_marked_queued_until_it_is_done(
+def test_import_feed_task_keeps_the_feed_claimed_until_it_is_done(
     feed_server, monkeypatch, purge_queues
 ):
-    """While an import runs its feed is still "queued": refresh_feeds does not send it again."""
+    """While an import runs its feed stays claimed: refresh_feeds does not send it again."""
     url = feed_server.serve("/q.xml", rss(numbered_items(150)))
     Feed.objects.create(url=url)
-    assert tasks.mark_queued(url)  # as refresh_feeds or "Import now" do
+    claim, claimed = tasks.claim_feeds(Feed.objects.filter(url=url))  # as a tick does
+    assert len(claimed) == 1
     queued_while_running = []
     monkeypatch.setattr(
-        import_feed, "update_state", lambda **kwargs: queued_while_running.append(refresh_feeds())
+        import_feed,
+        "update_state",
+        lambda **kwargs: queued_while_running.append(refresh_feeds()["queued"]),
     )
 
-    import_feed.apply(args=[url], task_id="q-1").get()
+    result = import_feed.apply(args=[url], kwargs={"claim": claim}, task_id="q-1").get()
 
-    assert queued_while_running == [{"queued": 0}, {"queued": 0}]  # one per batch
-    assert tasks.mark_queued(url)  # cleared once it was done
+    assert result["status"] == "imported"
+    assert queued_while_running == [0, 0]  # one per batch of posts
+    feed = Feed.objects.get(url=url)
+    assert feed.claimed_at is None  # cleared once it was done
+    assert feed.next_check_at > timezone.now()
+
+
+def test_import_feed_task_whose_claim_was_replaced_fetches_nothing(feed_server, caplog):
+    """A message for an old claim (the feed was imported, or claimed again) does nothing."""
+    url = feed_server.serve("/twice.xml", rss(numbered_items(2)))
+    Feed.objects.create(url=url)
+    old_claim, _ = tasks.claim_feeds(Feed.objects.filter(url=url))
+    Feed.objects.filter(url=url).update(claimed_at=None)  # as a finished import leaves it
+
+    with caplog.at_level(logging.INFO, logger="djangofeeds.tasks"):
+        result = import_feed.apply(args=[url], kwargs={"claim": old_claim}).get()
+
+    assert result["status"] == "skipped" and feed_server.hits("/twice.xml") == 0
+    assert ImportRun.objects.get().outcome == Outcome.SKIPPED
+    assert f"Feed {url}: skipped, already imported since it was queued" in caplog.text
+
+
+def test_a_skipped_import_is_logged_as_skipped(feed_server, caplog):
+    url = feed_server.serve("/held.xml", rss(numbered_items(1)))
+    holder = CacheLock(lock_key(import_feed.name, url), expire=60)
+    assert holder.acquire()
+
+    with caplog.at_level(logging.INFO, logger="djangofeeds.tasks"):
+        import_feed.apply(args=[url]).get()
+    holder.release()
+
+    lines = [r.getMessage() for r in caplog.records if r.name == "djangofeeds.tasks"]
+    assert f"Feed {url}: skipped, another worker is importing this feed" in lines
+    assert not any("Outcome." in line or "{" in line for line in lines)
+
+
+def test_import_feed_task_logs_what_happened_in_words(feed_server, caplog):
+    url = feed_server.serve("/words.xml", rss(numbered_items(3)), etag='"w1"')
+
+    with caplog.at_level(logging.INFO, logger="djangofeeds.tasks"):
+        import_feed.apply(args=[url]).get()
+        import_feed.apply(args=[url]).get()
+
+    lines = [record.getMessage() for record in caplog.records]
+    assert f"Feed {url}: imported, 3 new and 0 changed posts" in lines
+    assert f"Feed {url}: not modified since the last import" in lines
 
 
 def test_import_feed_task_records_unexpected_errors_on_the_feed(feed_server, monkeypatch):
@@ -191,7 +256,7 @@ def test_import_feed_task_records_unexpected_errors_on_the_feed(feed_server, mon
     assert feed.next_check_at > timezone.now() + timezone.timedelta(minutes=3)
 
 
-def test_refresh_feeds_queues_due_active_feeds_once(purge_queues):
+def test_refresh_feeds_claims_due_active_feeds_once(purge_queues):
     Feed.objects.create(url="http://a.example/feed")
     Feed.objects.create(
         url="http://b.example/feed", next_check_at=timezone.now() - timezone.timedelta(minutes=1)
@@ -204,51 +269,88 @@ def test_refresh_feeds_queues_due_active_feeds_once(purge_queues):
     first = refresh_feeds.apply().get()
     again = refresh_feeds.apply().get()
 
-    assert first["queued"] == 2 and again == {"queued": 0}  # already queued: not sent twice
+    assert first["queued"] == 2 and again["queued"] == 0  # already claimed: not sent twice
+    claimed = Feed.objects.filter(claimed_at__isnull=False)
+    assert {feed.url for feed in claimed} == {"http://a.example/feed", "http://b.example/feed"}
+    # The claim's deadline is the feeds' next check: a claim never finished comes due again.
+    deadline = timezone.now() + timezone.timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT)
+    assert all(abs(feed.next_check_at - deadline).total_seconds() < 5 for feed in claimed)
     summary = RefreshRun.objects.get()
+    assert summary.pk == first["refresh_run"]
     assert summary.feeds == 2 and summary.finished_at is None
     assert not ImportRun.objects.exists()
 
 
-def test_refresh_feeds_summarizes_a_round_whose_import_crashed(monkeypatch):
-    """A crashed import stops the chord; its errback still writes the summary from the runs."""
-    ok = Feed.objects.create(url="http://ok.example/feed")
-    crashed = Feed.objects.create(url="http://crash.example/feed")
-    sent = []
+def test_refresh_feeds_claims_at_most_one_batch(settings, purge_queues):
+    settings.DJANGOFEEDS_TICK_BATCH = 3
+    Feed.objects.bulk_create(Feed(url=f"http://{n}.example/feed") for n in range(5))
 
-    class Sent:  # stands in for the chord: refresh_feeds only calls .delay() on it
-        def __init__(self, header, body):
-            sent.append(body)
+    assert [refresh_feeds.apply().get()["queued"] for _ in range(3)] == [3, 2, 0]
 
-        def delay(self):
-            pass
 
-    monkeypatch.setattr(tasks, "chord", Sent)
+def test_refresh_feeds_adds_nothing_while_the_queue_is_full(settings, purge_queues):
+    """Backpressure: no new claims while DJANGOFEEDS_QUEUE_DEPTH claimed feeds are unfinished."""
+    settings.DJANGOFEEDS_QUEUE_DEPTH = 4
+    Feed.objects.bulk_create(Feed(url=f"http://{n}.example/feed") for n in range(10))
+
+    assert refresh_feeds.apply().get()["queued"] == 4
+    assert refresh_feeds.apply().get() == {"queued": 0, "unfinished": 4}
+    finished = Feed.objects.filter(claimed_at__isnull=False).first()
+    Feed.objects.filter(pk=finished.pk).update(claimed_at=None)  # as its import does
+    assert refresh_feeds.apply().get()["queued"] == 1
+
+
+def test_refresh_feeds_counts_a_round_from_its_import_runs(feed_server, purge_queues):
+    """A round is over once every claimed feed has a run; the tick after it writes the counts."""
+    ok = feed_server.serve("/ok.xml", rss(numbered_items(2)))
+    Feed.objects.create(url=ok)
+    Feed.objects.create(url=feed_server.url("/gone.xml"))
+    round_id = refresh_feeds.apply().get()["refresh_run"]
+    summary = RefreshRun.objects.get(pk=round_id)
+    claims = dict(Feed.objects.values_list("url", "claimed_at"))
+
+    import_feed.apply(
+        args=[ok], kwargs={"claim": claims[ok].isoformat(), "refresh_run": round_id}
+    ).get()
+    assert summary.progress() == (1, {**dict.fromkeys(Outcome.values, 0), "imported": 1})
     refresh_feeds.apply().get()
-    summary = RefreshRun.objects.get()
-    ImportRun.objects.create(feed=ok, started_at=timezone.now(), outcome=Outcome.IMPORTED)
+    assert RefreshRun.objects.get(pk=round_id).finished_at is None  # one feed still queued
 
-    # What the result backend does when a header task fails: fail the callback
-    # and call its errbacks (Celery's own code path).
-    callback = sent[0]
-    callback.freeze()
-    try:
-        raise RuntimeError("worker lost")
-    except RuntimeError as exc:  # the backend reads the current traceback
-        celery_app.backend.chord_error_from_stack(callback, exc)
+    gone = feed_server.url("/gone.xml")
+    import_feed.apply(
+        args=[gone], kwargs={"claim": claims[gone].isoformat(), "refresh_run": round_id}
+    ).get()
+    refresh_feeds.apply().get()
 
     summary.refresh_from_db()
     assert summary.finished_at is not None
-    assert (summary.imported, summary.failed) == (1, 1)
-    assert crashed.pk in callback.options["link_error"][0]["args"][1]
+    assert (summary.imported, summary.failed, summary.not_modified, summary.skipped) == (1, 1, 0, 0)
+    assert summary.unfinished == 0
+    assert set(ImportRun.objects.values_list("refresh_run", flat=True)) == {round_id}
 
 
-def test_summarize_refresh_counts_outcomes():
-    summary = RefreshRun.objects.create(feeds=5)
-    results = [{"status": s} for s in ("imported", "imported", "not_modified", "skipped", "failed")]
+def test_a_round_whose_claims_ran_out_is_closed_with_the_feeds_never_run(settings, purge_queues):
+    Feed.objects.create(url="http://lost.example/feed")
+    round_id = refresh_feeds.apply().get()["refresh_run"]
+    RefreshRun.objects.filter(pk=round_id).update(
+        started_at=timezone.now()
+        - timezone.timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT + 1)
+    )
 
-    summarize_refresh.apply(args=[results, summary.pk]).get()
+    refresh_feeds.apply().get()
 
-    summary.refresh_from_db()
-    counts = (summary.imported, summary.not_modified, summary.skipped, summary.failed)
-    assert counts == (2, 1, 1, 1) and summary.finished_at is not None
+    summary = RefreshRun.objects.get(pk=round_id)
+    assert summary.finished_at is not None and summary.unfinished == 1
+
+
+def test_the_tick_has_its_own_queue_and_expires_before_the_next_one():
+    """Beat's entry ticks every 5 s; a tick waiting longer than 4 s is dropped, never piled up."""
+    from django_celery_beat.models import PeriodicTask
+
+    entry = PeriodicTask.objects.get(task=refresh_feeds.name)
+    interval = entry.interval.schedule.run_every.total_seconds()
+    assert interval == 5
+    assert entry.expire_seconds < interval and refresh_feeds.expires < interval
+    route = celery_app.amqp.router.route({}, refresh_feeds.name, (), {})
+    assert route["queue"].name == "scheduler"
+    assert celery_app.amqp.router.route({}, import_feed.name, (), {})["queue"].name == "feeds"

@@ -16,20 +16,14 @@ from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
+from djangofeeds.models import Feed, ImportRun, Outcome, Post
 from djangofeeds.parse import sha256
-from djangofeeds.tasks import import_feed, lock_key, refresh_feeds, run_import
+from djangofeeds.tasks import import_feed, lock_key, run_import
 from tests.support.feed_server import numbered_items, rss
 from tests.support.waiting import wait_until
-from tests.support.workers import WorkerProcess
+from tests.support.workers import WorkerProcess, feeds_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def feeds_worker(worker_factory, memcached, **env):
-    return worker_factory(
-        queues=["feeds"], concurrency=2, env={"MEMCACHED_LOCATION": memcached.location, **env}
-    )
 
 
 def test_concurrent_imports_of_one_feed_fetch_it_once(feed_server, memcached_cache, worker_factory):
@@ -126,26 +120,6 @@ def pg_params(settings_dict):
     }
 
 
-def test_refresh_feeds_chord_writes_a_summary(feed_server, memcached_cache, worker_factory):
-    feeds_worker(worker_factory, memcached_cache)
-    good = feed_server.serve("/good.xml", rss(numbered_items(3)))
-    Feed.objects.create(url=good)
-    Feed.objects.create(url=feed_server.url("/gone.xml"))  # 404
-
-    queued = refresh_feeds.apply().get()
-
-    assert queued["queued"] == 2
-    summary = RefreshRun.objects.get(pk=queued["refresh_run"])
-    wait_until(
-        lambda: RefreshRun.objects.get(pk=summary.pk).finished_at,
-        60,
-        "the chord callback never ran",
-    )
-    summary.refresh_from_db()
-    assert (summary.imported, summary.failed, summary.skipped, summary.not_modified) == (1, 1, 0, 0)
-    assert Feed.objects.get(url=good).posts.count() == 3
-
-
 def test_import_feeds_wait_shows_progress_a_table_and_fails_on_a_failure(
     feed_server, memcached_cache, worker_factory
 ):
@@ -203,31 +177,47 @@ def test_stale_lock_holder_frozen_past_its_lease_cannot_overwrite_newer_data(
     assert (feed.fence, feed.last_status) == (2, Outcome.IMPORTED)
 
 
-def test_import_feeds_wait_shows_retries_and_names_the_imports_still_running(
+def test_import_feeds_wait_names_the_imports_still_running(
     feed_server, memcached_cache, worker_factory
 ):
-    """A feed answering 503 is retried by the worker: --wait says so, and at its timeout
-    names the URL still running (the finished one is not named)."""
+    """At its timeout --wait names the URL still running (the finished one is not named)."""
     feeds_worker(worker_factory, memcached_cache)
     good = feed_server.serve("/fine.xml", rss(numbered_items(1)))
-    down = feed_server.serve("/down.xml", b"busy", status=503, content_type="text/plain")
+    slow = feed_server.serve("/slow.xml", rss(numbered_items(1)), delay=12)
     out = io.StringIO()
 
     with pytest.raises(CommandError) as refused:
-        call_command("import_feeds", good, down, "--wait", "--timeout", "8", stdout=out)
-    # Let the retries end, so that no retry of this test's is left for another's worker.
-    feed_server.serve("/down.xml", rss(numbered_items(1)))
+        call_command("import_feeds", good, slow, "--wait", "--timeout", "8", stdout=out)
+    # Let the slow import end, so that nothing of this test's is left for another's worker.
     wait_until(
-        lambda: Feed.objects.filter(url=down, last_status=Outcome.IMPORTED).exists(),
-        90,
-        "the retried import never succeeded",
+        lambda: ImportRun.objects.filter(feed__url=slow).exists(), 90, "the slow import never ended"
     )
 
     assert str(refused.value).splitlines() == [
         "1 imports still running after 8s:",
-        f"  {down}",
+        f"  {slow}",
     ]
+
+
+def test_import_feeds_wait_shows_a_retry_and_its_reason(
+    feed_server, memcached_cache, worker_factory
+):
+    """A failed fetch is left to the schedule; the lock cache down is retried: --wait says so."""
+    feeds_worker(worker_factory, memcached_cache)
+    url = feed_server.serve("/locked-out.xml", rss(numbered_items(1)))
+    memcached_cache.stop()
+    out = io.StringIO()
+
+    with pytest.raises(CommandError, match="1 imports still running after 8s"):
+        call_command("import_feeds", url, "--wait", "--timeout", "8", stdout=out)
+    memcached_cache.start()  # the retries end with an import
+    wait_until(
+        lambda: Feed.objects.filter(url=url, last_status=Outcome.IMPORTED).exists(),
+        90,
+        "the retried import never succeeded",
+    )
+
     retries = [line for line in out.getvalue().splitlines() if "will be retried" in line]
-    assert retries and all(line.startswith(f"{down} will be retried: ") for line in retries)
-    assert "503" in retries[0]
-    assert feed_server.hits("/down.xml") >= 2  # retried for real
+    assert retries and all(line.startswith(f"{url} will be retried: ") for line in retries)
+    assert "memcached" in retries[0] or "lock" in retries[0]
+    assert feed_server.hits("/locked-out.xml") == 1  # nothing fetched without a lock

@@ -15,14 +15,12 @@ import yaml
 from akismet import APIKeyError
 from django.conf import settings as django_settings
 from django.contrib.auth.models import Permission, User
-from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django_celery_results.models import TaskResult
 
 from blog.models import Comment, CommentEvent
 from djangofeeds.models import Feed, ImportRun
-from djangofeeds.tasks import queued_key
 from project.celery import app as celery_app
 from project.redact import HideSecrets
 from project.tasks import add
@@ -69,7 +67,7 @@ def test_admin_actions_require_the_right_permission(viewer, changelist, action):
 
     feed.refresh_from_db()
     assert (feed.is_active, feed.error_count, feed.last_error) == (active, 3, "boom")
-    assert cache.get(queued_key(feed.url)) is None  # no import queued
+    assert feed.claimed_at is None  # no import queued
     assert Comment.objects.get().status == "pending" and not CommentEvent.objects.exists()
 
 
