@@ -15,7 +15,7 @@ from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from djangofeeds import parse
-from djangofeeds.models import Enclosure, Feed, ImportRun, Post, PrunedPost
+from djangofeeds.models import Enclosure, Feed, ImportRun, Post, PrunedPost, RefreshRun
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +125,21 @@ def prune_import_runs(days=None, per_feed=None, *, batch_size=DELETE_BATCH):
     return deleted
 
 
+def prune_refresh_runs(days=None, *, batch_size=DELETE_BATCH):
+    """Delete finished refresh rounds older than ``days``; return how many.
+
+    A tick that queues anything writes one (every 5 s at most); their import
+    runs stay, with the round left empty.
+    """
+    days = settings.DJANGOFEEDS_KEEP_RUNS_DAYS if days is None else days
+    cutoff = timezone.now() - timedelta(days=days)
+    old = RefreshRun.objects.filter(finished_at__isnull=False, started_at__lt=cutoff)
+    deleted = 0
+    while pks := list(old.order_by("pk").values_list("pk", flat=True)[:batch_size]):
+        deleted += RefreshRun.objects.filter(pk__in=pks).delete()[1].get(RefreshRun._meta.label, 0)
+    return deleted
+
+
 def prune_task_results(*, batch_size=DELETE_BATCH, expires=None):
     """Delete task results older than ``CELERY_RESULT_EXPIRES`` seconds; return how many."""
     from django_celery_results.models import TaskResult
@@ -160,6 +175,7 @@ def cleanup():
         "posts": posts,
         "feeds_pruned": feeds,
         "import_runs": prune_import_runs(),
+        "refresh_runs": prune_refresh_runs(),
         "task_results": prune_task_results(),
     }
     logger.info("cleanup deleted %s", summary)

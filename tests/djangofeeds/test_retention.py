@@ -9,7 +9,7 @@ from django_celery_results.models import TaskResult
 
 from djangofeeds import parse, retention
 from djangofeeds.importer import import_feed
-from djangofeeds.models import Enclosure, Feed, ImportRun, Outcome, Post, PrunedPost
+from djangofeeds.models import Enclosure, Feed, ImportRun, Outcome, Post, PrunedPost, RefreshRun
 from tests.factories import FeedFactory
 from tests.support.feed_server import numbered_items, rss, with_media
 
@@ -177,6 +177,25 @@ def test_run_retention_works_across_feed_batches(settings, monkeypatch):
     assert sorted(ImportRun.objects.values_list("feed_id", flat=True)) == [f.pk for f in feeds]
 
 
+def test_finished_refresh_rounds_older_than_the_kept_days_are_deleted_and_their_runs_kept(settings):
+    """Old finished rounds go in batches; open rounds stay; their import runs only lose the round."""
+    settings.DJANGOFEEDS_KEEP_RUNS_DAYS = 7
+    now = timezone.now()
+    feed = FeedFactory()
+    old = [
+        RefreshRun.objects.create(started_at=now - timedelta(days=d), finished_at=now, feeds=1)
+        for d in (8, 9, 10)
+    ]
+    recent = RefreshRun.objects.create(started_at=now - timedelta(days=1), finished_at=now)
+    still_open = RefreshRun.objects.create(started_at=now - timedelta(days=30))
+    run = ImportRun.objects.create(feed=feed, outcome=Outcome.IMPORTED, refresh_run=old[0])
+
+    assert retention.prune_refresh_runs(batch_size=2) == 3
+    assert set(RefreshRun.objects.all()) == {recent, still_open}
+    run.refresh_from_db()
+    assert run.refresh_run is None
+
+
 def test_task_results_older_than_result_expires_are_deleted_in_batches(settings):
     settings.CELERY_RESULT_EXPIRES = 3600
     now = timezone.now()
@@ -200,7 +219,13 @@ def test_cleanup_task_prunes_posts_runs_and_results(feed_server, settings):
 
     summary = cleanup.apply().get()
 
-    assert summary == {"posts": 7, "feeds_pruned": 1, "import_runs": 2, "task_results": 0}
+    assert summary == {
+        "posts": 7,
+        "feeds_pruned": 1,
+        "import_runs": 2,
+        "refresh_runs": 0,
+        "task_results": 0,
+    }
     assert feed.posts.count() == 5 and feed.import_runs.count() == 1
 
 
