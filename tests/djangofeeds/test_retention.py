@@ -178,7 +178,7 @@ def test_run_retention_works_across_feed_batches(settings, monkeypatch):
 
 
 def test_finished_refresh_rounds_older_than_the_kept_days_are_deleted_and_their_runs_kept(settings):
-    """Old finished rounds go in batches; open rounds stay; their import runs only lose the round."""
+    """Old finished rounds go in batches; open ones stay; their import runs only lose the round."""
     settings.DJANGOFEEDS_KEEP_RUNS_DAYS = 7
     now = timezone.now()
     feed = FeedFactory()
