@@ -3,8 +3,10 @@
 import os
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun
+from celery.signals import beat_init, celeryd_init, task_postrun, task_prerun
 from django.db import close_old_connections
+
+from project import broker
 
 # Set the default Django settings module for the 'celery' program.
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
@@ -31,3 +33,18 @@ def close_old_database_connections(task=None, **kwargs):
     """
     if not getattr(task.request, "is_eager", False):
         close_old_connections()
+
+
+@celeryd_init.connect
+@beat_init.connect
+def wait_on_the_broker_as_a_worker(**kwargs):
+    """Workers and beat live on the broker: they get broker.WORKER's longer timeouts.
+
+    The settings hold a request's (a person waits on those). Both signals come
+    before the first broker connection; prefork children inherit the change.
+    """
+    app.conf.update(
+        broker.celery_settings(
+            app.conf.broker_url, broker.WORKER, app.conf.broker_transport_options
+        )
+    )

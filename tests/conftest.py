@@ -9,6 +9,7 @@ import redis
 from django.conf import settings
 
 from blog import spam
+from project import broker
 from project.celery import app as celery_app
 from tests.blog.helpers import FAST_RETRIES, KEY
 from tests.support.akismet_server import AkismetStandIn
@@ -97,39 +98,49 @@ def celery_worker(django_db_setup, django_db_blocker):
     stop_cleanly(worker)
 
 
+BROKER_SETTINGS = (
+    "broker_write_url",
+    "broker_transport_options",
+    "broker_connection_timeout",
+    "task_publish_retry_policy",
+    "broker_heartbeat",
+)
+
+
 @pytest.fixture
 def use_broker():
-    """Point the app's new broker connections at another URL for one test."""
+    """Point the app's new broker connections at another URL for one test.
+
+    They get the settings a request process has for that URL's transport
+    (project/broker.py), plus any transport options given.
+    """
     # broker_write_url, not broker_url: Celery reads CELERY_BROKER_URL from the
     # environment before its own setting, so only this one can be overridden.
-    original = celery_app.conf.get("broker_write_url")
-    options = celery_app.conf.broker_transport_options
-    yield lambda url: switch_broker(url, options)
-    switch_broker(original, options)
+    original = {name: celery_app.conf.get(name) for name in BROKER_SETTINGS}
+    yield switch_broker
+    celery_app.conf.update(original)
+    drop_broker_pools()
 
 
-def switch_broker(url, transport_options):
-    """Publish from this process to ``url`` from now on."""
+def switch_broker(url, transport_options=None):
+    """Publish from this process to ``url`` from now on, as a request process would."""
+    celery_app.conf.update(broker.celery_settings(url, broker.REQUEST, transport_options))
     celery_app.conf.broker_write_url = url
-    celery_app.conf.broker_transport_options = transport_options
-    # Drop the cached connection and producer pools: the next publish connects anew.
+    drop_broker_pools()
+
+
+def drop_broker_pools():
+    """The next publish connects anew (with the current settings)."""
     celery_app._pool = None
     celery_app.amqp._producer_pool = None
 
 
 @pytest.fixture
-def private_broker(redis_server):
+def private_broker(redis_server, use_broker):
     """A Redis of this test's own, that it may stop: this process publishes there."""
-    original = (celery_app.conf.get("broker_write_url"), celery_app.conf.broker_transport_options)
     # The same key prefix as tests/settings.py gives a worker on a Redis broker.
-    options = {
-        "socket_connect_timeout": 1,
-        "socket_timeout": 5,
-        "global_keyprefix": f"{settings.VAR_DIR.name}:",
-    }
-    switch_broker(redis_server.url, options)
-    yield redis_server
-    switch_broker(*original)
+    use_broker(redis_server.url, {"global_keyprefix": f"{settings.VAR_DIR.name}:"})
+    return redis_server
 
 
 @pytest.fixture(scope="package")
