@@ -19,16 +19,35 @@ from tests.support.workers import WorkerProcess
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Remove this session's scratch folder and its keys on a shared Redis broker."""
+    """Remove this session's scratch folder, and its keys or queues on a shared broker."""
     prefix = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("global_keyprefix")
     if prefix:
         client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
         keys = list(client.scan_iter(match=f"{prefix}*"))
         if keys:
             client.delete(*keys)
+    if settings.TEST_QUEUE_SUFFIX:
+        delete_session_queues()
     var_dir = Path(settings.VAR_DIR)
     if var_dir.parent == Path(tempfile.gettempdir()) and var_dir.name.startswith("project-tests-"):
         shutil.rmtree(var_dir, ignore_errors=True)
+
+
+def delete_session_queues():
+    """On RabbitMQ: this session's queues and exchanges (tests/settings.py names them)."""
+    conf = celery_app.conf
+    exchanges = {queue.exchange.name for queue in celery_app.amqp.queues.values()}
+    exchanges |= {
+        f"{conf.control_exchange}.pidbox",
+        f"reply.{conf.control_exchange}.pidbox",
+        conf.event_exchange,
+    }
+    with celery_app.connection_for_write() as conn:
+        channel = conn.default_channel
+        for queue in celery_app.amqp.queues.values():
+            channel.queue_delete(queue.name)
+        for exchange in exchanges:
+            channel.exchange_delete(exchange)
 
 
 @pytest.fixture

@@ -13,8 +13,17 @@ os.environ.setdefault("DJANGO_VAR_DIR", tempfile.mkdtemp(prefix="project-tests-"
 os.environ.setdefault("DJANGO_DEBUG", "1")
 os.environ.setdefault("DJANGOFEEDS_ALLOW_PRIVATE_HOSTS", "1")
 
+from kombu import Exchange, Queue
+
 from project.settings import *  # noqa: F403
-from project.settings import CELERY_BROKER_TRANSPORT_OPTIONS, CELERY_BROKER_URL, VAR_DIR
+from project.settings import (
+    CELERY_BROKER_TRANSPORT_OPTIONS,
+    CELERY_BROKER_URL,
+    CELERY_TASK_DEFAULT_QUEUE,
+    CELERY_TASK_QUEUES,
+    CELERY_TASK_ROUTES,
+    VAR_DIR,
+)
 
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # A shared Redis (CI's, a developer's) keeps this session's queues apart.
@@ -22,6 +31,31 @@ if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
         **CELERY_BROKER_TRANSPORT_OPTIONS,
         "global_keyprefix": f"{VAR_DIR.name}:",
     }
+
+# Added to every queue and exchange name on RabbitMQ (tests.support.queues.queue_name).
+TEST_QUEUE_SUFFIX = ""
+if CELERY_BROKER_URL.startswith(("amqp://", "amqps://", "pyamqp://")):
+    # RabbitMQ has no key prefix: this session's queues and exchanges get names
+    # of their own, so two runs on one vhost never take, or purge, each
+    # other's messages; broadcasts (ping, shutdown) and events stay in the run too.
+    TEST_QUEUE_SUFFIX = f".{VAR_DIR.name}"
+    CELERY_TASK_QUEUES = [
+        Queue(
+            queue.name + TEST_QUEUE_SUFFIX,
+            Exchange(queue.exchange.name + TEST_QUEUE_SUFFIX, type=queue.exchange.type),
+            routing_key=queue.routing_key + TEST_QUEUE_SUFFIX,
+        )
+        for queue in CELERY_TASK_QUEUES
+    ]
+    CELERY_TASK_DEFAULT_QUEUE = CELERY_TASK_DEFAULT_QUEUE + TEST_QUEUE_SUFFIX
+    CELERY_TASK_ROUTES = {
+        pattern: {**route, "queue": route["queue"] + TEST_QUEUE_SUFFIX}
+        if "queue" in route
+        else route
+        for pattern, route in CELERY_TASK_ROUTES.items()
+    }
+    CELERY_CONTROL_EXCHANGE = "celery" + TEST_QUEUE_SUFFIX
+    CELERY_EVENT_EXCHANGE = "celeryev" + TEST_QUEUE_SUFFIX
 
 # Fast hashing: the suite creates users, and no password here needs protecting.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
