@@ -276,8 +276,9 @@ CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_QUEUES = [
     Queue(name, Exchange(name), routing_key=name) for name in ("celery", "feeds", "spam", "hipri")
 ]
-# Feed imports and spam checks get their own queues so a burst of one never
-# delays the other; "hipri" is for work a person is waiting on.
+# Feed imports and spam checks get their own queues, consumed by separate
+# worker services in docker-compose.yml (worker-feeds, worker), so a burst of
+# one never delays the other; "hipri" is for work a person is waiting on.
 CELERY_TASK_ROUTES = {
     "djangofeeds.*": {"queue": "feeds"},
     "blog.*": {"queue": "spam"},

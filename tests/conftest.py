@@ -26,7 +26,7 @@ def pytest_sessionfinish(session, exitstatus):
         keys = list(client.scan_iter(match=f"{prefix}*"))
         if keys:
             client.delete(*keys)
-    if settings.TEST_QUEUE_SUFFIX:
+    if broker.broker_kind(settings.CELERY_BROKER_URL) == "amqp":
         delete_session_queues()
     var_dir = Path(settings.VAR_DIR)
     if var_dir.parent == Path(tempfile.gettempdir()) and var_dir.name.startswith("project-tests-"):
