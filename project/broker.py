@@ -43,7 +43,7 @@ TIMEOUTS = {
 
 
 def broker_kind(url):
-    """ "amqp", "redis", or the URL's scheme for the other transports (filesystem, memory)."""
+    """The transport family of ``url``: amqp, redis, or the scheme itself (filesystem...)."""
     scheme = url.split("://", 1)[0].lower()
     if scheme in {"amqp", "amqps", "pyamqp"}:
         return "amqp"

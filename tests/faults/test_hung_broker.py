@@ -7,10 +7,12 @@ from urllib.parse import urlsplit
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from kombu.exceptions import OperationalError
 
 from blog.models import Comment
 from project import broker
 from project.celery import app as celery_app
+from project.tasks import add
 from tests.blog.test_tasks_worker import kinds, post, settled
 from tests.factories import EntryFactory
 from tests.support.hung_broker import SilentServer, StallingProxy
@@ -35,6 +37,21 @@ def timed_post(client, entry, name):
     started = time.monotonic()
     comment = post(client, entry, name=name, comment=f"A remark from {name}.")  # asserts a 303
     return comment, time.monotonic() - started
+
+
+@pytest.mark.parametrize("kind", ["redis", "amqp"])
+def test_publish_to_a_broker_that_never_answers_fails_within_seconds(
+    use_broker, silent_server, kind
+):
+    """.delay() to a broker that accepts and never answers raises OperationalError
+    (kombu's "broker unreachable") within 2 s."""
+    use_broker(silent_server.url(URL_SHAPES[kind]))
+    started = time.monotonic()
+    with pytest.raises(OperationalError):
+        add.delay(1, 1)
+    seconds = time.monotonic() - started
+    assert silent_server.connections >= 1
+    assert seconds < BOUND, f"the publish took {seconds:.1f}s against a hung {kind} broker"
 
 
 @pytest.mark.parametrize("kind", ["redis", "amqp"])

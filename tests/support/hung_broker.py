@@ -20,6 +20,7 @@ class _Listener:
         self._sockets = []
         self._lock = threading.Lock()
         self.port = None
+        self.connections = 0  # client connections accepted
 
     def start(self):
         self._listener = socket.create_server((self.host, 0))
@@ -38,6 +39,7 @@ class _Listener:
             except OSError:  # closed by stop()
                 return
             self._keep(client)
+            self.connections += 1
             self.accepted(client)
 
     def accepted(self, client):
@@ -49,11 +51,6 @@ class _Listener:
         credentials = parts.netloc.rpartition("@")[0]
         netloc = f"{credentials}@" if credentials else ""
         return urlunsplit(parts._replace(netloc=f"{netloc}{self.host}:{self.port}"))
-
-    @property
-    def connections(self):
-        """How many client connections it has accepted."""
-        return len(self._sockets)
 
     def stop(self):
         self._listener.close()
