@@ -1,5 +1,6 @@
 """The Celery app, configured from Django settings (as in Celery's Django example)."""
 
+import logging
 import os
 
 from celery import Celery
@@ -10,6 +11,8 @@ from project import broker
 
 # Set the default Django settings module for the 'celery' program.
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+
+logger = logging.getLogger(__name__)
 
 app = Celery("project")
 
@@ -47,4 +50,10 @@ def wait_on_the_broker_as_a_worker(**kwargs):
         broker.celery_settings(
             app.conf.broker_url, broker.WORKER, app.conf.broker_transport_options
         )
+    )
+    logger.info(
+        "broker timeouts: worker (connect %s s, io %s s, %s publish retries)",
+        app.conf.broker_connection_timeout,
+        broker.TIMEOUTS[broker.WORKER].io,
+        app.conf.task_publish_retry_policy["max_retries"],
     )

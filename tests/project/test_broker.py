@@ -1,13 +1,17 @@
 """project/broker.py: broker timeouts in the names each transport honours, per role."""
 
 import inspect
+import os
+import sys
 
 import amqp
 import pytest
+from django.conf import settings
 from kombu.transport.redis import Channel as RedisChannel
 
 from project import broker
 from project.celery import app as celery_app
+from tests.support.processes import WatchedProcess
 
 ROLES = [broker.REQUEST, broker.WORKER]
 AMQP_URL, REDIS_URL = "amqp://guest:guest@rabbitmq:5672//", "redis://redis:6379/0"
@@ -65,9 +69,25 @@ def test_a_worker_runs_with_worker_timeouts(worker_factory):
     worker = worker_factory(queues=["hipri"], concurrency=1)
     replies = celery_app.control.inspect([worker.hostname], timeout=10).conf(with_defaults=True)
     conf = replies[worker.hostname]
-    expected = broker.celery_settings(
-        celery_app.conf.broker_url, broker.WORKER, celery_app.conf.broker_transport_options
-    )
+    expected = broker.transport_timeouts(celery_app.conf.broker_url, broker.WORKER)
     assert conf["broker_connection_timeout"] == broker.TIMEOUTS[broker.WORKER].connect
     assert conf["broker_heartbeat"] == broker.TIMEOUTS[broker.WORKER].heartbeat
-    assert conf["broker_transport_options"] == expected["broker_transport_options"]
+    # (Celery shows a key prefix masked: only the timeouts are compared.)
+    assert {name: conf["broker_transport_options"][name] for name in expected} == expected
+
+
+def test_beat_runs_with_worker_timeouts(tmp_path):
+    """celery beat switches to broker.WORKER at start too, and says so in its log."""
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="tests.settings")
+    # A file schedule with no entries: this beat publishes nothing into the session's queues.
+    argv = [
+        sys.executable, "-m", "celery", "-A", "project", "beat", "-l", "INFO",
+        "--scheduler", "celery.beat:PersistentScheduler", "-s", str(tmp_path / "schedule"),
+    ]  # fmt: skip
+    beat = WatchedProcess(argv, cwd=settings.BASE_DIR, env=env)
+    try:
+        line = beat.wait_for(r"broker timeouts: worker \(connect ([\d.]+) s, io ([\d.]+) s", 60)
+    finally:
+        beat.kill()
+    worker = broker.TIMEOUTS[broker.WORKER]
+    assert (float(line.group(1)), float(line.group(2))) == (worker.connect, worker.io)
