@@ -1,13 +1,25 @@
 """The Celery app, configured from Django settings (as in Celery's Django example)."""
 
+import logging
 import os
 
 from celery import Celery
-from celery.signals import after_setup_logger, after_setup_task_logger, task_postrun, task_prerun
+from celery.signals import (
+    after_setup_logger,
+    after_setup_task_logger,
+    beat_init,
+    celeryd_init,
+    task_postrun,
+    task_prerun,
+)
 from django.db import close_old_connections
+
+from project import broker
 
 # Set the default Django settings module for the 'celery' program.
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+
+logger = logging.getLogger(__name__)
 
 app = Celery("project")
 
@@ -40,3 +52,24 @@ def hide_secrets_in_worker_logs(logger=None, **kwargs):
     from project.redact import hide_secrets_in
 
     hide_secrets_in(logger)
+
+
+@celeryd_init.connect
+@beat_init.connect
+def wait_on_the_broker_as_a_worker(**kwargs):
+    """Workers and beat live on the broker: they get broker.WORKER's longer timeouts.
+
+    The settings hold a request's (a person waits on those). Both signals come
+    before the first broker connection; prefork children inherit the change.
+    """
+    app.conf.update(
+        broker.celery_settings(
+            app.conf.broker_url, broker.WORKER, app.conf.broker_transport_options
+        )
+    )
+    logger.info(
+        "broker timeouts: worker (connect %s s, io %s s, %s publish retries)",
+        app.conf.broker_connection_timeout,
+        broker.TIMEOUTS[broker.WORKER].io,
+        app.conf.task_publish_retry_policy["max_retries"],
+    )

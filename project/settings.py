@@ -15,7 +15,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
-from project import localenv
+from project import broker, localenv
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -259,6 +259,7 @@ LOGGING = {
 # --- Celery (read by project/celery.py through the CELERY_ namespace) -------
 
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://localhost/")
+CELERY_BROKER_TRANSPORT_OPTIONS = {}
 if CELERY_BROKER_URL.startswith("filesystem://"):
     # One folder for every process: the web publishes, workers consume.
     BROKER_DIR = VAR_DIR / "broker"
@@ -270,21 +271,16 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "control_folder": str(BROKER_DIR / "control"),
         "polling_interval": 0.2,
     }
-else:
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        # A dead Redis must answer "down" within a second, not hang a request.
-        "socket_connect_timeout": 1,
-        "socket_timeout": 5,
-    }
-# A request that dispatches while the broker is down gives up in well under a
-# second (the callers keep the row and a sweeper re-dispatches it later).
-CELERY_BROKER_CONNECTION_TIMEOUT = 1
-CELERY_TASK_PUBLISH_RETRY_POLICY = {
-    "max_retries": 2,
-    "interval_start": 0,
-    "interval_step": 0.2,
-    "interval_max": 0.2,
-}
+# How long this process waits on the broker, in the names its transport honours
+# (Redis and py-amqp differ). These are a request's: a broker that is down or
+# hangs costs a request well under 2 s, and the callers keep what was not sent
+# (a comment stays pending for the sweeper). Workers and beat wait longer:
+# project/celery.py switches them to broker.WORKER at start. See project/broker.py.
+_broker = broker.celery_settings(CELERY_BROKER_URL, broker.REQUEST, CELERY_BROKER_TRANSPORT_OPTIONS)
+CELERY_BROKER_TRANSPORT_OPTIONS = _broker["broker_transport_options"]
+CELERY_BROKER_CONNECTION_TIMEOUT = _broker["broker_connection_timeout"]
+CELERY_TASK_PUBLISH_RETRY_POLICY = _broker["task_publish_retry_policy"]
+CELERY_BROKER_HEARTBEAT = _broker["broker_heartbeat"]
 # Workers, unlike requests, keep trying to reach the broker at startup.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
@@ -321,9 +317,8 @@ CELERY_TASK_QUEUES = [
     Queue(name, Exchange(name), routing_key=name)
     for name in ("celery", "feeds", "spam", "hipri", "scheduler")
 ]
-# Feed imports and spam checks get their own queues so a burst of one never
-# delays the other; "hipri" is for work a person is waiting on. The refresh
-# tick has a queue of its own: it must never wait behind the imports it queued.
+from project import broker, localenv
+
 CELERY_TASK_ROUTES = {
     "djangofeeds.tasks.refresh_feeds": {"queue": "scheduler"},
     "djangofeeds.*": {"queue": "feeds"},

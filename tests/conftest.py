@@ -9,6 +9,7 @@ import redis
 from django.conf import settings
 
 from blog import spam
+from project import broker
 from project.celery import app as celery_app
 from tests.blog.helpers import FAST_RETRIES, KEY
 from tests.support.akismet_server import AkismetStandIn
@@ -18,16 +19,35 @@ from tests.support.workers import WorkerProcess
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Remove this session's scratch folder and its keys on a shared Redis broker."""
+    """Remove this session's scratch folder, and its keys or queues on a shared broker."""
     prefix = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("global_keyprefix")
     if prefix:
         client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
         keys = list(client.scan_iter(match=f"{prefix}*"))
         if keys:
             client.delete(*keys)
+    if broker.broker_kind(settings.CELERY_BROKER_URL) == "amqp":
+        delete_session_queues()
     var_dir = Path(settings.VAR_DIR)
     if var_dir.parent == Path(tempfile.gettempdir()) and var_dir.name.startswith("project-tests-"):
         shutil.rmtree(var_dir, ignore_errors=True)
+
+
+def delete_session_queues():
+    """On RabbitMQ: this session's queues and exchanges (tests/settings.py names them)."""
+    conf = celery_app.conf
+    exchanges = {queue.exchange.name for queue in celery_app.amqp.queues.values()}
+    exchanges |= {
+        f"{conf.control_exchange}.pidbox",
+        f"reply.{conf.control_exchange}.pidbox",
+        conf.event_exchange,
+    }
+    with celery_app.connection_for_write() as conn:
+        channel = conn.default_channel
+        for queue in celery_app.amqp.queues.values():
+            channel.queue_delete(queue.name)
+        for exchange in exchanges:
+            channel.exchange_delete(exchange)
 
 
 @pytest.fixture
@@ -97,39 +117,49 @@ def celery_worker(django_db_setup, django_db_blocker):
     stop_cleanly(worker)
 
 
+BROKER_SETTINGS = (
+    "broker_write_url",
+    "broker_transport_options",
+    "broker_connection_timeout",
+    "task_publish_retry_policy",
+    "broker_heartbeat",
+)
+
+
 @pytest.fixture
 def use_broker():
-    """Point the app's new broker connections at another URL for one test."""
+    """Point the app's new broker connections at another URL for one test.
+
+    They get the settings a request process has for that URL's transport
+    (project/broker.py), plus any transport options given.
+    """
     # broker_write_url, not broker_url: Celery reads CELERY_BROKER_URL from the
     # environment before its own setting, so only this one can be overridden.
-    original = celery_app.conf.get("broker_write_url")
-    options = celery_app.conf.broker_transport_options
-    yield lambda url: switch_broker(url, options)
-    switch_broker(original, options)
+    original = {name: celery_app.conf.get(name) for name in BROKER_SETTINGS}
+    yield switch_broker
+    celery_app.conf.update(original)
+    drop_broker_pools()
 
 
-def switch_broker(url, transport_options):
-    """Publish from this process to ``url`` from now on."""
+def switch_broker(url, transport_options=None):
+    """Publish from this process to ``url`` from now on, as a request process would."""
+    celery_app.conf.update(broker.celery_settings(url, broker.REQUEST, transport_options))
     celery_app.conf.broker_write_url = url
-    celery_app.conf.broker_transport_options = transport_options
-    # Drop the cached connection and producer pools: the next publish connects anew.
+    drop_broker_pools()
+
+
+def drop_broker_pools():
+    """The next publish connects anew (with the current settings)."""
     celery_app._pool = None
     celery_app.amqp._producer_pool = None
 
 
 @pytest.fixture
-def private_broker(redis_server):
+def private_broker(redis_server, use_broker):
     """A Redis of this test's own, that it may stop: this process publishes there."""
-    original = (celery_app.conf.get("broker_write_url"), celery_app.conf.broker_transport_options)
     # The same key prefix as tests/settings.py gives a worker on a Redis broker.
-    options = {
-        "socket_connect_timeout": 1,
-        "socket_timeout": 5,
-        "global_keyprefix": f"{settings.VAR_DIR.name}:",
-    }
-    switch_broker(redis_server.url, options)
-    yield redis_server
-    switch_broker(*original)
+    use_broker(redis_server.url, {"global_keyprefix": f"{settings.VAR_DIR.name}:"})
+    return redis_server
 
 
 @pytest.fixture(scope="package")

@@ -15,8 +15,17 @@ os.environ.setdefault("DJANGOFEEDS_ALLOW_PRIVATE_HOSTS", "1")
 # No .env.local: a make run in this checkout must not configure the tests.
 os.environ.setdefault("DJANGO_ENV_FILE", "")
 
+from kombu import Exchange, Queue
+
 from project.settings import *  # noqa: F403
-from project.settings import CELERY_BROKER_TRANSPORT_OPTIONS, CELERY_BROKER_URL, VAR_DIR
+from project.settings import (
+    CELERY_BROKER_TRANSPORT_OPTIONS,
+    CELERY_BROKER_URL,
+    CELERY_TASK_DEFAULT_QUEUE,
+    CELERY_TASK_QUEUES,
+    CELERY_TASK_ROUTES,
+    VAR_DIR,
+)
 
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # A shared Redis (CI's, a developer's) keeps this session's queues apart.
@@ -24,6 +33,29 @@ if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
         **CELERY_BROKER_TRANSPORT_OPTIONS,
         "global_keyprefix": f"{VAR_DIR.name}:",
     }
+
+# This session's queues and exchanges get names of their own (the suffix), on
+# every broker: RabbitMQ has no key prefix, so two runs on one vhost would
+# otherwise take, or purge, each other's messages; broadcasts (ping, shutdown)
+# and events stay in the run too. On every broker, so that a test that switches
+# to another one (a private Redis) and its workers still agree on the names.
+# Tests name queues by their plain names: tests.support.queues.queue_name.
+TEST_QUEUE_SUFFIX = f".{VAR_DIR.name}"
+CELERY_TASK_QUEUES = [
+    Queue(
+        queue.name + TEST_QUEUE_SUFFIX,
+        Exchange(queue.exchange.name + TEST_QUEUE_SUFFIX, type=queue.exchange.type),
+        routing_key=queue.routing_key + TEST_QUEUE_SUFFIX,
+    )
+    for queue in CELERY_TASK_QUEUES
+]
+CELERY_TASK_DEFAULT_QUEUE = CELERY_TASK_DEFAULT_QUEUE + TEST_QUEUE_SUFFIX
+CELERY_TASK_ROUTES = {
+    pattern: {**route, "queue": route["queue"] + TEST_QUEUE_SUFFIX} if "queue" in route else route
+    for pattern, route in CELERY_TASK_ROUTES.items()
+}
+CELERY_CONTROL_EXCHANGE = "celery" + TEST_QUEUE_SUFFIX
+CELERY_EVENT_EXCHANGE = "celeryev" + TEST_QUEUE_SUFFIX
 
 # Fast hashing: the suite creates users, and no password here needs protecting.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -8,13 +8,13 @@ from xml.etree import ElementTree
 
 import pytest
 import redis
-from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.utils import timezone
 
 from blog.models import Comment
 from tests.blog.helpers import fresh_ip
 from tests.factories import CommentFactory, EntryFactory
+from tests.support.queues import redis_list_key
 
 pytestmark = pytest.mark.django_db
 
@@ -113,7 +113,7 @@ def test_add_comment_dispatches_only_after_commit(
 ):
     """Nothing reaches the broker before the commit; then one spam_filter message with the id."""
     broker = redis.Redis.from_url(private_broker.url)
-    queue = f"{settings.VAR_DIR.name}:spam"
+    queue = redis_list_key("spam")
     entry = EntryFactory()
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         post_comment(client, entry, REMOTE_ADDR="203.0.113.8")

@@ -9,7 +9,6 @@ from urllib.parse import urlencode
 
 import pytest
 import redis
-from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.validators import validate_email
@@ -30,6 +29,7 @@ from tests.blog.test_views import VALID, post_comment
 from tests.factories import EntryFactory
 from tests.hostile.helpers import injected
 from tests.support.feed_server import rss
+from tests.support.queues import redis_list_key
 
 # --- 1,000 generated forms ---------------------------------------------------
 
@@ -312,7 +312,7 @@ def test_rate_limit_holds_under_50_concurrent_posts_from_one_ip(settings, privat
 
     assert sorted(answers) == [303] * 5 + [429] * (CONCURRENT_POSTS - 5)
     assert Comment.objects.count() == 5
-    queue = f"{django_settings.VAR_DIR.name}:spam"  # private_broker's key prefix
+    queue = redis_list_key("spam")
     assert redis.Redis.from_url(private_broker.url).llen(queue) == 5  # one check per comment
 
 

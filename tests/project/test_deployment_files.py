@@ -15,8 +15,14 @@ import yaml
 from django.conf import settings
 from django.core.management import get_commands
 
+from project import settings as project_settings
+from project.celery import app as celery_app
+
 BASE = Path(settings.BASE_DIR)
-APP_SERVICES = ("migrate", "web", "worker", "beat")
+WORKER_SERVICES = ("worker-feeds", "worker")
+APP_SERVICES = ("migrate", "web", *WORKER_SERVICES, "beat")
+# The project's queue names (the test settings rename them on RabbitMQ).
+QUEUES = {queue.name for queue in project_settings.CELERY_TASK_QUEUES}
 
 
 def settings_variables():
@@ -40,12 +46,12 @@ def test_settings_variables_are_found():
 
 
 def test_compose_has_every_service(compose):
-    """postgres, redis, memcached, web, worker and beat are all there."""
+    """postgres, redis, memcached, web, both worker services and beat are all there."""
     assert {"postgres", "redis", "memcached", *APP_SERVICES} <= set(compose["services"])
 
 
 def test_compose_app_services_share_one_image(compose):
-    """web, worker, beat and migrate run the same image, built from the Dockerfile."""
+    """web, the workers, beat and migrate run the same image, built from the Dockerfile."""
     images = {compose["services"][name]["image"] for name in APP_SERVICES}
     builds = {compose["services"][name]["build"] for name in APP_SERVICES}
     assert len(images) == 1
@@ -90,12 +96,50 @@ def test_compose_web_runs_the_wsgi_application(compose):
     assert callable(getattr(importlib.import_module(module), attribute))
 
 
-def test_compose_worker_listens_on_every_queue(compose):
-    """The worker consumes exactly the queues the settings declare, from the project app."""
-    command = command_of(compose["services"]["worker"])
-    assert command[:4] == ["celery", "-A", "project", "worker"]
-    queues = command[command.index("-Q") + 1].split(",")
-    assert sorted(queues) == sorted(queue.name for queue in settings.CELERY_TASK_QUEUES)
+def worker_queues(compose, name):
+    command = command_of(compose["services"][name])
+    assert command[:4] == ["celery", "-A", "project", "worker"], name
+    return command[command.index("-Q") + 1].split(",")
+
+
+def test_compose_workers_split_feeds_from_spam(compose):
+    """Imports (and the beat tick) have a worker service of their own, apart from spam checks,
+    hipri and the default queue: a burst of imports never delays a spam check."""
+    assert sorted(worker_queues(compose, "worker-feeds")) == ["feeds", "scheduler"]
+    assert sorted(worker_queues(compose, "worker")) == ["celery", "hipri", "spam"]
+
+
+def test_compose_every_queue_has_exactly_one_worker_service(compose):
+    """Each queue the settings declare, and each queue a task is routed to, is consumed by
+    exactly one worker service."""
+    consumers = {}
+    for name in WORKER_SERVICES:
+        for queue in worker_queues(compose, name):
+            consumers.setdefault(queue, []).append(name)
+    assert all(len(services) == 1 for services in consumers.values()), consumers
+    routed = {
+        route["queue"] for route in project_settings.CELERY_TASK_ROUTES.values() if "queue" in route
+    }
+    assert QUEUES | routed <= set(consumers), (QUEUES | routed) - set(consumers)
+    assert set(consumers) == QUEUES
+
+
+def test_compose_beat_tick_reaches_the_feeds_worker_service(compose):
+    """The tick djangofeeds.tasks.refresh_feeds is routed to a queue worker-feeds consumes."""
+    route = celery_app.amqp.router.route({}, "djangofeeds.tasks.refresh_feeds")
+    queue = route["queue"].name.removesuffix(settings.TEST_QUEUE_SUFFIX)
+    assert queue in worker_queues(compose, "worker-feeds")
+
+
+def test_compose_workers_scale_and_beat_does_not(compose):
+    """Workers can run as many copies as --scale asks (no fixed container name, no host
+    port); beat is one replica, and publishes no port either."""
+    for name in (*WORKER_SERVICES, "beat"):
+        service = compose["services"][name]
+        assert "container_name" not in service, name
+        assert "ports" not in service, name
+    assert compose["services"]["beat"]["deploy"]["replicas"] == 1
+    assert "deploy" not in compose["services"]["worker-feeds"]
 
 
 def test_compose_beat_and_migrate_commands_exist(compose):
@@ -109,7 +153,7 @@ def test_compose_beat_and_migrate_commands_exist(compose):
 
 def test_compose_healthchecks(compose):
     """Services that can answer have a healthcheck; web's probes the health URL."""
-    for name in ("postgres", "redis", "memcached", "web", "worker"):
+    for name in ("postgres", "redis", "memcached", "web", *WORKER_SERVICES):
         assert "healthcheck" in compose["services"][name], name
     web_check = " ".join(compose["services"]["web"]["healthcheck"]["test"])
     assert "/healthz" in web_check

@@ -6,6 +6,7 @@ from django_celery_results.models import TaskResult
 
 from project.celery import app as celery_app
 from project.tasks import add
+from tests.support.queues import queue_name
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -43,19 +44,20 @@ def declare_and_purge_all():
 )
 def test_route_puts_message_in_exactly_one_queue(task_name, options, expected_queue):
     """A routed message is delivered to its own queue and copied into no other."""
+    options = {key: queue_name(value) for key, value in options.items()}
     declare_and_purge_all()
     try:
         celery_app.send_task(task_name, args=(1, 2), **options)
         sizes = queue_sizes()
     finally:
         declare_and_purge_all()
-    assert sizes == {name: int(name == expected_queue) for name in QUEUES}
+    assert sizes == {name: int(name == queue_name(expected_queue)) for name in QUEUES}
 
 
 def test_hipri_message_is_consumed_by_a_hipri_worker(worker_factory):
     """add.apply_async((2, 2), queue='hipri') runs on a worker listening only on hipri."""
     worker = worker_factory(queues=["hipri"])
-    result = add.apply_async((2, 2), queue="hipri")
+    result = add.apply_async((2, 2), queue=queue_name("hipri"))
     assert result.get(timeout=30) == 4
     assert TaskResult.objects.get(task_id=result.id).worker == worker.hostname
 
@@ -66,9 +68,9 @@ def test_worker_ignores_queues_it_does_not_listen_on(worker_factory):
     try:
         worker_factory(queues=["hipri"])
         pending = add.delay(1, 1)
-        marker = add.apply_async((3, 3), queue="hipri")
+        marker = add.apply_async((3, 3), queue=queue_name("hipri"))
         assert marker.get(timeout=30) == 6  # the worker is consuming ...
         assert pending.status == "PENDING"  # ... but not from "celery"
-        assert queue_sizes()["celery"] == 1
+        assert queue_sizes()[queue_name("celery")] == 1
     finally:
         declare_and_purge_all()  # no later worker may run the leftover message

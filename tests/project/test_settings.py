@@ -6,6 +6,7 @@ import secrets
 import subprocess
 import sys
 
+import pytest
 from django.conf import settings
 
 from tests.support.services import free_port
@@ -89,9 +90,13 @@ print(json.dumps({"seconds": time.monotonic() - started, "error": error}))
 """
 
 
-def test_dispatch_with_broker_down_gives_up_quickly():
-    """With Redis unreachable, .delay() raises after a bounded retry instead of hanging."""
-    url = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+@pytest.mark.parametrize(
+    "url_shape", ["redis://127.0.0.1:{port}/0", "amqp://guest:guest@127.0.0.1:{port}//"]
+)
+def test_dispatch_with_broker_down_gives_up_quickly(url_shape):
+    """With Redis or RabbitMQ unreachable, .delay() raises after a bounded retry instead of
+    hanging."""
+    url = url_shape.format(port=free_port())  # nothing listens there
     result = run_python(["-c", DISPATCH_WITH_BROKER_DOWN], CELERY_BROKER_URL=url, DJANGO_DEBUG="1")
     assert result.returncode == 0, result.stderr
     outcome = json.loads(result.stdout.strip().splitlines()[-1])

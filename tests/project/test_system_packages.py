@@ -77,7 +77,7 @@ def test_ordinary_user_gets_the_one_command_to_run(fresh_machine):
 
 
 def test_ci_asks_for_its_own_tools_too(fresh_machine):
-    """--ci adds what .ci/run itself runs (psql's pg_isready, make) to make test's list."""
+    """--ci adds what .ci/run itself runs (pg_isready, make, RabbitMQ) to make test's list."""
     result = run_script(fresh_machine, "--ci", as_user=None if os.geteuid() else "65534")
     assert "memcached postgresql-client make" in result.stderr + result.stdout + "".join(
         apt_get_calls(fresh_machine)

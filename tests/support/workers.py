@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import connection
 
 from tests.support.processes import WatchedProcess
+from tests.support.queues import queue_name
 
 
 def database_url(settings_dict):
@@ -31,7 +32,10 @@ class WorkerProcess:
     """A worker subprocess on the given queues (all of them by default)."""
 
     def __init__(self, queues=None, concurrency=2, env=None):
-        self.queues = queues or [queue.name for queue in settings.CELERY_TASK_QUEUES]
+        if queues:
+            self.queues = [queue_name(name) for name in queues]
+        else:
+            self.queues = [queue.name for queue in settings.CELERY_TASK_QUEUES]
         self.concurrency = concurrency
         self.extra_env = env or {}
         self.hostname = None
