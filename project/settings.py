@@ -317,8 +317,10 @@ CELERY_TASK_QUEUES = [
     Queue(name, Exchange(name), routing_key=name)
     for name in ("celery", "feeds", "spam", "hipri", "scheduler")
 ]
-from project import broker, localenv
-
+# Feed imports and spam checks get their own queues, consumed by separate
+# worker services in docker-compose.yml (worker-feeds, worker), so a burst of
+# one never delays the other; "hipri" is for work a person is waiting on. The
+# refresh tick has a queue of its own: it must never wait behind the imports it queued.
 CELERY_TASK_ROUTES = {
     "djangofeeds.tasks.refresh_feeds": {"queue": "scheduler"},
     "djangofeeds.*": {"queue": "feeds"},
