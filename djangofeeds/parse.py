@@ -1,13 +1,25 @@
-"""Turn feed bytes into plain data with feedparser: RSS 0.9x/1.0/2.0 and Atom 0.3/1.0."""
+"""Turn feed bytes into plain data: RSS 0.9x/1.0/2.0 and Atom 0.3/1.0, JSON Feed 1.0/1.1.
+
+feedparser reads every RSS and Atom dialect; plain UTF-8 RSS 2.0 that
+``djangofeeds.fastrss`` proves simple enough is read by it instead (same output,
+several times faster), and JSON Feed by ``djangofeeds.jsonfeed``. All three give
+``Draft`` entries: guids are chosen, entries ordered and cut to the newest
+``MAX_ENTRIES``, and only the kept ones are converted (titles and authors to
+plain text, bodies to sanitized HTML).
+"""
 
 import calendar
 import codecs
 import hashlib
+import html
 import re
 import xml.sax
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
+from urllib.parse import urljoin
 
 import feedparser
 import nh3
@@ -62,7 +74,7 @@ CONTENT_URL_SCHEMES = {"http", "https", "mailto"}
 
 
 class NotAFeed(ValueError):
-    """The document is not an RSS or Atom feed."""
+    """The document is not an RSS, Atom or JSON feed."""
 
 
 @dataclass
@@ -85,6 +97,44 @@ class ParsedEntry:
         return sha256("\x1f".join([self.title, self.link, self.author, self.content, *dates]))
 
 
+@dataclass(eq=False)
+class Draft:
+    """An entry as read, before conversion: what choosing guids, ordering and the cut need.
+
+    ``raw_title`` and ``raw_author`` are what the parser gave (HTML or text);
+    ``read_content`` returns the body as sanitized HTML and runs only for kept
+    entries (or for an entry whose guid must be hashed from its content).
+    """
+
+    guid: str
+    link: str
+    published_at: datetime | None
+    updated_at: datetime | None
+    raw_title: str
+    raw_author: str
+    read_content: Callable[[], str]
+
+    @property
+    def guid_hash(self):
+        return sha256(self.guid)
+
+    @cached_property
+    def content(self):
+        return self.read_content()
+
+    def complete(self):
+        """The stored form: plain-text title and author, sanitized content."""
+        return ParsedEntry(
+            guid=self.guid,
+            title=plain_text(self.raw_title),
+            link=self.link,
+            author=plain_text(self.raw_author)[:500],
+            content=self.content,
+            published_at=self.published_at,
+            updated_at=self.updated_at,
+        )
+
+
 @dataclass
 class ParsedFeed:
     title: str = ""
@@ -93,6 +143,7 @@ class ParsedFeed:
     ttl_minutes: int | None = None
     entries: list[ParsedEntry] = field(default_factory=list)
     warning: str = ""  # why feedparser called the feed ill-formed, when it still parsed
+    parser: str = "feedparser"  # which reader read it: feedparser, fastrss or jsonfeed
 
 
 def sha256(text):
@@ -109,10 +160,43 @@ def clean(text, limit=None):
     return text[:limit] if limit else text
 
 
+# What still looks like markup after one pass: a tag or an entity (a feed that
+# escaped its HTML twice).
+MARKUP_LEFT = re.compile(r"<[a-zA-Z/!?]|&(?:#[0-9]+|#x[0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-9]*);")
+
+
+def plain_text(value, limit=None):
+    """``value`` (HTML or text, whatever the feed declared) as plain text.
+
+    Tags stripped (with the contents of script and style), entities decoded,
+    whitespace collapsed. A value escaped twice gets a second pass.
+    """
+    text = clean(value)
+    for _ in range(2):
+        if "<" not in text and "&" not in text:
+            break
+        text = html.unescape(nh3.clean(text, tags=set()))
+        if not MARKUP_LEFT.search(text):
+            break
+    return clean(" ".join(text.split()), limit)
+
+
 def parse(body, *, url="", content_type=""):
     """Parse feed bytes; raise ``NotAFeed`` with a readable reason if they are no feed."""
+    from djangofeeds import fastrss, jsonfeed
+
     if not body.strip().removeprefix(codecs.BOM_UTF8).strip():
         raise NotAFeed("the server sent an empty body")
+    if jsonfeed.is_json_feed(body, content_type):
+        return jsonfeed.parse(body, url=url)
+    fast = fastrss.parse(body, url=url, content_type=content_type)
+    if fast is not None:
+        return fast
+    return parse_with_feedparser(body, url=url, content_type=content_type)
+
+
+def parse_with_feedparser(body, *, url="", content_type=""):
+    """What ``parse`` does with any RSS or Atom document: feedparser reads it."""
     body = prepare(body, MAX_ENTRIES * PARSED_ENTRIES_PER_KEPT)
     headers = {"content-location": url}
     if content_type:
@@ -126,21 +210,25 @@ def parse(body, *, url="", content_type=""):
     if not document.version and not document.entries:
         reason = document.get("bozo_exception")
         detail = f" ({first_line(reason)})" if reason else ""
-        kind = "an HTML page" if looks_like_html(body) else "not an RSS or Atom feed"
+        kind = "an HTML page" if looks_like_html(body) else "not an RSS, Atom or JSON feed"
         raise NotAFeed(f"the document is {kind}{detail}")
 
     channel = document.feed
-    entries = [parse_entry(entry) for entry in document.entries]
-    entries = choose_guids(entries)
-    entries.sort(key=newest_first, reverse=True)
     return ParsedFeed(
-        title=clean(channel.get("title"), 500),
+        title=plain_text(channel.get("title"), 500),
         link=web_link(channel.get("link")),
-        description=clean(channel.get("subtitle")),
+        description=plain_text(channel.get("subtitle")),
         ttl_minutes=ttl_minutes(channel.get("ttl")),
-        entries=unique(entries)[:MAX_ENTRIES],
+        entries=kept_entries([read_entry(entry) for entry in document.entries]),
         warning=first_line(document.get("bozo_exception")) if document.get("bozo") else "",
     )
+
+
+def kept_entries(drafts):
+    """The newest ``MAX_ENTRIES`` entries, one per guid, converted for storage."""
+    drafts = choose_guids(drafts)
+    drafts.sort(key=newest_first, reverse=True)
+    return [draft.complete() for draft in unique(drafts)[:MAX_ENTRIES]]
 
 
 ENTRY_END = r"</(?:[\w.-]+:)?(?:item|entry)\s*>"
@@ -221,13 +309,14 @@ def web_link(url):
     return url if url.lower().startswith(("http://", "https://")) and len(url) <= 2000 else ""
 
 
-def parse_entry(entry):
-    return ParsedEntry(
+def read_entry(entry):
+    """A feedparser entry as a ``Draft``."""
+    return Draft(
         guid=clean(entry.get("id")),
-        title=clean(entry.get("title")),
         link=web_link(entry.get("link")),
-        author=clean(entry.get("author"), 500),
-        content=content_of(entry),
+        raw_title=clean(entry.get("title")),
+        raw_author=clean(entry.get("author")),
+        read_content=lambda: content_of(entry),
         # RSS 1.0's dc:date arrives as "updated": it is the only date such feeds have.
         published_at=to_datetime(
             stored(entry, "published_parsed")
@@ -250,20 +339,36 @@ def content_of(entry):
         if detail and detail.get("value"):
             value = clean(detail["value"])
             if detail.get("type", "text/html") not in HTML_TYPES:
-                value = linebreaks(escape(value))
+                value = text_html(value)
             return safe_html(value)
     return ""
 
 
-def safe_html(html):
-    """``html`` cut down to the allowlists above: safe tags and attributes, http(s)/mailto links."""
+def safe_html(markup, base=""):
+    """``markup`` cut down to the allowlists above: safe tags and attributes, http(s)/mailto links.
+
+    With a ``base`` URL, relative links and image sources are made absolute
+    (feedparser does that itself; the other readers ask for it here).
+    """
+    resolve = None
+    if base:
+
+        def resolve(tag, attribute, value):
+            return urljoin(base, value) if attribute in ("href", "src") else value
+
     return nh3.clean(
-        html,
+        markup,
         tags=CONTENT_TAGS,
         attributes=CONTENT_ATTRIBUTES,
         url_schemes=CONTENT_URL_SCHEMES,
         link_rel="noopener noreferrer nofollow",
+        attribute_filter=resolve,
     )
+
+
+def text_html(text):
+    """Plain text as safe HTML: escaped, paragraphs and line breaks kept."""
+    return linebreaks(escape(text))
 
 
 def choose_guids(entries):
@@ -271,7 +376,9 @@ def choose_guids(entries):
 
     Some feeds put one id on every entry (a template bug); then the ids say
     nothing and the links are used instead. A link shared by several entries
-    (often the site's home page) says nothing either: those get the hash.
+    (often the site's home page) says nothing either: those get the hash. The
+    hash takes the title as the parser gave it (before ``plain_text``), as it
+    always has: posts imported before titles became plain text keep their guid.
     """
     ids = {entry.guid for entry in entries}
     ids_useless = len(entries) > 1 and len(ids) == 1
@@ -281,7 +388,7 @@ def choose_guids(entries):
             if entry.link and links[entry.link] == 1:
                 entry.guid = entry.link
             else:
-                entry.guid = "sha256:" + sha256(entry.title + "\x1f" + entry.content)
+                entry.guid = "sha256:" + sha256(entry.raw_title + "\x1f" + entry.content)
     return entries
 
 

@@ -530,7 +530,7 @@ def test_parse_turns_only_parser_bugs_into_not_a_feed(monkeypatch):
 
         return feedparser_parse
 
-    body = rss(numbered_items(1))
+    body = fixture("atom10.xml")  # Atom: feedparser reads it
     monkeypatch.setattr("djangofeeds.parse.feedparser.parse", feedparser_raising(IndexError()))
     with pytest.raises(NotAFeed, match="IndexError"):
         parse(body)
