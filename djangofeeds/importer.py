@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from djangofeeds.fetch import FeedGone, FetchError, fetch
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
-from djangofeeds.parse import NotAFeed, parse
+from djangofeeds.parse import NotAFeed, body_hash, parse
 
 logger = logging.getLogger(__name__)
 
@@ -133,11 +133,21 @@ class Importer:
             )
             return finish(feed, run, Outcome.NOT_MODIFIED)
 
+        content_type = fetched.headers.get("content-type", "")
+        digest = body_hash(fetched.body, url=fetched.url, content_type=content_type)
+        if digest == feed.body_hash:
+            # The bytes stored last time: parsing them again would store nothing new.
+            self.save_feed(
+                fetched,
+                last_status=Outcome.NOT_MODIFIED,
+                last_http_status=fetched.status,
+                next_check_at=self.next_check(max_age=fetched.max_age),
+            )
+            return finish(feed, run, Outcome.NOT_MODIFIED)
+
         started = time.perf_counter()
         try:
-            parsed = parse(
-                fetched.body, url=fetched.url, content_type=fetched.headers.get("content-type", "")
-            )
+            parsed = parse(fetched.body, url=fetched.url, content_type=content_type)
         except NotAFeed as exc:
             run.parse_ms = elapsed_ms(started)
             return self.failed(exc, status=fetched.status)
@@ -151,6 +161,7 @@ class Importer:
             title=parsed.title or feed.title,
             link=parsed.link,
             description=parsed.description,
+            body_hash=digest,
             last_status=Outcome.IMPORTED,
             last_http_status=fetched.status,
             next_check_at=self.next_check(max_age=fetched.max_age, ttl_minutes=parsed.ttl_minutes),
