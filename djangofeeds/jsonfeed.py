@@ -63,7 +63,8 @@ def parse(body, *, url=""):
     if too_deep(body):
         raise feeds.NotAFeed(f"the JSON document nests deeper than {MAX_DEPTH} levels")
     try:
-        document = json.loads(body.removeprefix(codecs.BOM_UTF8))
+        # RFC 8259: UTF-8 only (json.loads would guess UTF-16 or UTF-32 from bytes).
+        document = json.loads(body.removeprefix(codecs.BOM_UTF8).decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise feeds.NotAFeed(f"the JSON document is not UTF-8 ({exc.reason})") from exc
     except json.JSONDecodeError as exc:
