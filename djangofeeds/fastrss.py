@@ -23,14 +23,15 @@ feedparser path stores it.
 
 import contextlib
 import re
+from xml.etree import ElementTree
 
-from defusedxml import ElementTree
 from feedparser.datetimes import _parse_date
 from feedparser.urls import _urljoin
 
 from djangofeeds import parse as feeds
 
 MEDIA_TYPES = {"application/rss+xml", "application/xml"}
+DTD = re.compile(rb"<!DOCTYPE|<!ENTITY")
 DECLARATION = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([^\"']*)", re.IGNORECASE)
 CHANNEL_TAGS = {
     *("title", "link", "description", "ttl", "language", "generator", "copyright"),
@@ -68,10 +69,19 @@ def read(body, base, content_type):
     declared = DECLARATION.match(body)
     if declared and not utf8(declared[1].decode("ascii", "replace")):
         raise Refused
+    # Without a DTD no entity can be defined: no billion laughs, no external
+    # entities; expat refuses any undefined one. (defusedxml would check the
+    # same, but through the pure-Python tree builder: 3x slower.)
+    # NUL bytes: UTF-16 without a byte order mark is valid UTF-8 too.
+    if b"\x00" in body or DTD.search(body):
+        raise Refused
+    limit = feeds.MAX_ENTRIES * feeds.PARSED_ENTRIES_PER_KEPT
     try:
         body.decode("utf-8")
-        root = ElementTree.fromstring(body, forbid_dtd=True)
-    except Exception as exc:  # any parse problem, DTD or entity: feedparser judges the document
+        # The same cut as feedparser's path: a document of 100,000 entries
+        # builds no tree of 100,000 entries.
+        root = ElementTree.fromstring(feeds.tidy(body, limit))
+    except (ValueError, LookupError, ElementTree.ParseError) as exc:  # feedparser judges those
         raise Refused from exc
     channels = list(root)
     if root.tag != "rss" or root.attrib != {"version": "2.0"} or len(channels) != 1:
@@ -89,7 +99,6 @@ def read(body, base, content_type):
             raise Refused
         else:
             fields[element.tag] = text_of(element)
-    limit = feeds.MAX_ENTRIES * feeds.PARSED_ENTRIES_PER_KEPT
     drafts = [read_item(item, base) for item in items[:limit]]
     title, description = fields.get("title", ""), fields.get("description", "")
     if HTMLISH.search(title) or "<" in description:
