@@ -32,12 +32,13 @@ def media_type(content_type):
 def is_json_feed(body, content_type):
     """Whether to read ``body`` as a JSON Feed: its content type says JSON, or it names a version.
 
+    XML served as JSON (a misconfigured server) is left to the XML readers.
     Only the start of the document is looked at for the version URL: it is
     the first key in every published feed we know of.
     """
-    if media_type(content_type) in MEDIA_TYPES:
-        return True
     head = body[:1024].lstrip().removeprefix(codecs.BOM_UTF8).lstrip()
+    if media_type(content_type) in MEDIA_TYPES:
+        return not head.startswith(b"<")
     return head.startswith(b"{") and b"jsonfeed.org/version/" in head.replace(b"\\/", b"/")
 
 

@@ -370,7 +370,12 @@ def safe_html(markup, base=""):
     if base:
 
         def resolve(tag, attribute, value):
-            return urljoin(base, value) if attribute in ("href", "src") else value
+            if attribute not in ("href", "src"):
+                return value
+            try:
+                return urljoin(base, value)
+            except ValueError:  # e.g. "http://[oops/": no link is better than a crash
+                return None
 
     return nh3.clean(
         markup,

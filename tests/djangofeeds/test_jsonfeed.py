@@ -11,7 +11,7 @@ from djangofeeds.importer import import_feed
 from djangofeeds.jsonfeed import MAX_DEPTH
 from djangofeeds.models import Feed, Outcome, Post
 from djangofeeds.tasks import import_feed as import_feed_task
-from tests.support.feed_server import json_feed
+from tests.support.feed_server import json_feed, numbered_items, rss
 
 pytestmark = pytest.mark.django_db
 
@@ -172,3 +172,18 @@ def test_json_feed_through_a_worker(feed_server, worker_factory):
     assert result == {"status": "imported", "url": good, "created": 2, "updated": 0}
     assert "not valid JSON" in Feed.objects.get(url=bad).last_error
     assert Post.objects.get(guid="2").feed.url == good
+
+
+def test_rss_served_as_json_is_still_read_as_rss(feed_server):
+    """A misconfigured server's content type does not turn an RSS document into bad JSON."""
+    url = feed_server.serve("/rss-as-json", rss(numbered_items(2)), content_type="application/json")
+
+    assert import_feed(url).run.created == 2
+
+
+def test_json_feed_with_an_unparsable_link_in_its_html_drops_the_link(feed_server):
+    items = [{"id": "x", "content_html": '<a href="http://[oops/">x</a><img src="//[::1">'}]
+    url = feed_server.serve("/odd.json", json_feed(items), content_type="application/feed+json")
+
+    assert import_feed(url).run.created == 1
+    assert Post.objects.get().content == '<a rel="noopener noreferrer nofollow">x</a><img>'
