@@ -329,8 +329,10 @@ def test_entries_without_id_link_or_title(feed_server):
         {"author": "someone@example.com (Someone)", "pubDate": http_date(60)},
     ]
     url = feed_server.serve("/bare.xml", rss(items))
-
     imported(url, created=3)
+    # The same entries in other bytes (the same bytes would stop before parsing).
+    feed_server.serve("/bare.xml", rss(items) + b"\n")
+
     imported(url, created=0)
 
     assert all(guid.startswith("sha256:") for guid in Post.objects.values_list("guid", flat=True))
