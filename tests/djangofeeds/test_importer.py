@@ -8,6 +8,7 @@ import pytest
 from django.utils import timezone
 
 from djangofeeds import fetch
+from djangofeeds import parse as parse_module
 from djangofeeds.importer import import_feed
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
 from djangofeeds.parse import NotAFeed, parse, sha256
@@ -650,3 +651,25 @@ def test_import_feed_repairs_titles_stored_with_markup_without_duplicates(feed_s
     assert Feed.objects.get(pk=feed.pk).title == "The Feed"
     page = client.get(feed.get_absolute_url()).content.decode()
     assert "A bold move" in page and "&lt;b&gt;" not in page
+
+
+@pytest.mark.parametrize(
+    ("content_type", "reader"),
+    [("application/rss+xml", "fastrss"), ("text/xml", "feedparser")],
+)
+def test_parse_converts_only_the_kept_entries(monkeypatch, content_type, reader):
+    """600 entries, 500 kept: the sanitizer runs for the 500 only, whichever reader reads them."""
+    sanitized = []
+    original = parse_module.safe_html
+
+    def counting(*args, **kwargs):
+        sanitized.append(args[0])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(parse_module, "safe_html", counting)
+
+    parsed = parse(rss(numbered_items(600)), url="http://example.com/", content_type=content_type)
+
+    assert parsed.parser == reader
+    assert len(parsed.entries) == 500 and len(sanitized) == 500
+    assert parsed.entries[0].guid == "item-0" and parsed.entries[-1].guid == "item-499"
