@@ -7,6 +7,11 @@ content (tests/support/fidelity.py). Documents that the fast RSS reader takes
 must be stored exactly as the feedparser path stores them.
 """
 
+import pytest
+from feedparser.datetimes import _parse_date
+
+from djangofeeds import fastrss
+from djangofeeds.parse import to_datetime
 from tests.support.fidelity import check, corpus_files, fast_reader_takes, name_of
 
 # Reviewed differences from feedparser's reading, each with its reason.
@@ -49,3 +54,28 @@ def test_the_fast_reader_takes_a_share_of_the_corpus_and_only_rss_2():
     assert len(taken) >= 100
     assert all(b'version="2.0"' in path.read_bytes() for path in taken)
     assert not any("/atom" in path.as_posix() or "/rdf/" in path.as_posix() for path in taken)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Mon, 02 Nov 2026 10:00:00 GMT",
+        "02 Nov 2026 23:59:59 UT",
+        "Sun, 01 Feb 2026 00:00:00 +0000",
+        "Mon, 02 Nov 2026 10:00:00 +0200",
+        "Mon, 30 Feb 2026 10:00:00 GMT",
+        "Mon, 02 Nov 2026 24:00:00 GMT",
+        "Thu, 31 Dec 1969 23:59:59 GMT",
+        "Fri, 31 Dec 9999 23:59:59 GMT",
+        "2 Nov 2026 10:00 EST",
+    ],
+)
+def test_the_fast_reader_reads_dates_as_feedparser_does(value):
+    """Its shortcut for the common RFC 822 form gives feedparser's reading, or hands over."""
+    expected = to_datetime(_parse_date(value))
+    try:
+        found = fastrss.date(value)
+    except fastrss.Refused:
+        assert expected is None
+    else:
+        assert found == expected
