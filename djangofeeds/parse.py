@@ -87,11 +87,12 @@ class ParsedEntry:
     published_at: datetime | None = None
     updated_at: datetime | None = None
 
-    @property
+    # Cached: the importer asks for both several times per entry.
+    @cached_property
     def guid_hash(self):
         return sha256(self.guid)
 
-    @property
+    @cached_property
     def checksum(self):
         dates = [d.isoformat() if d else "" for d in (self.published_at, self.updated_at)]
         return sha256("\x1f".join([self.title, self.link, self.author, self.content, *dates]))
