@@ -673,3 +673,30 @@ def test_parse_converts_only_the_kept_entries(monkeypatch, content_type, reader)
     assert parsed.parser == reader
     assert len(parsed.entries) == 500 and len(sanitized) == 500
     assert parsed.entries[0].guid == "item-0" and parsed.entries[-1].guid == "item-499"
+
+
+def post_selects(captured):
+    return [
+        query["sql"]
+        for query in captured.captured_queries
+        if query["sql"].startswith("SELECT") and '"djangofeeds_post"' in query["sql"]
+    ]
+
+
+def test_import_feed_first_import_looks_up_known_posts_once(
+    feed_server, django_assert_max_num_queries
+):
+    """A feed never imported has no posts to compare with: one query says so, instead of one
+    SELECT per batch of 100; later imports compare each batch."""
+    body = rss(numbered_items(300))
+    url = feed_server.serve("/first.xml", body)
+
+    with django_assert_max_num_queries(30) as first:
+        assert import_feed(url).run.created == 300
+    feed_server.serve("/first.xml", body + b"\n")
+    with django_assert_max_num_queries(30) as second:
+        result = import_feed(url)
+
+    assert len(post_selects(first)) == 1 and "LIMIT 1" in post_selects(first)[0]
+    assert (result.run.created, result.run.updated) == (0, 0)
+    assert len(post_selects(second)) == 3
