@@ -72,6 +72,8 @@ def parse(body, *, url=""):
         raise feeds.NotAFeed(
             f"the document is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
         ) from exc
+    except ValueError as exc:  # e.g. a number of more than 4,300 digits
+        raise feeds.NotAFeed(f"the document is not valid JSON: {feeds.first_line(exc)}") from exc
     except RecursionError as exc:  # should MAX_DEPTH ever be set above the interpreter's limit
         raise feeds.NotAFeed("the JSON document nests too deeply") from exc
     version = document.get("version") if isinstance(document, dict) else None

@@ -108,6 +108,7 @@ def test_json_feed_keeps_the_newest_500_items(feed_server):
         (b'{"version": "https://jsonfeed.org/version/1.1", "items": {}}', "no list of items"),
         (b"\xff\xfe{}", "not UTF-8"),
         (b"[" * 100_000 + b"]" * 100_000, f"nests deeper than {MAX_DEPTH} levels"),
+        (b'{"items": [{"id": ' + b"9" * 5000 + b"}]}", "not valid JSON: Exceeds the limit"),
     ],
     ids=[
         "truncated",
@@ -117,6 +118,7 @@ def test_json_feed_keeps_the_newest_500_items(feed_server):
         "items-not-a-list",
         "bytes",
         "deep",
+        "huge-number",
     ],
 )
 def test_bad_json_is_recorded_on_the_feed_with_a_readable_error(feed_server, body, error):
