@@ -700,3 +700,17 @@ def test_import_feed_first_import_looks_up_known_posts_once(
     assert len(post_selects(first)) == 1 and "LIMIT 1" in post_selects(first)[0]
     assert (result.run.created, result.run.updated) == (0, 0)
     assert len(post_selects(second)) == 3
+
+
+def test_parse_falls_back_to_feedparser_when_the_fast_reader_fails(monkeypatch, caplog):
+    """A bug in the fast reader costs speed, not the feed: feedparser reads it, with a warning."""
+
+    def broken(*args, **kwargs):
+        raise TypeError("a bug")
+
+    monkeypatch.setattr("djangofeeds.fastrss.read_item", broken)
+
+    parsed = parse(rss(numbered_items(2)), content_type="application/rss+xml")
+
+    assert parsed.parser == "feedparser" and len(parsed.entries) == 2
+    assert "the fast RSS reader failed" in caplog.text
