@@ -121,7 +121,10 @@ def compare(entry, expected):
         "text": plain_text(entry.content),
     }
     best = min(candidates, key=lambda e: sum(e[key] != value for key, value in mine.items()))
-    return {f"entry {key}" for key, value in mine.items() if best[key] != value}
+    found = {f"entry {key}" for key, value in mine.items() if best[key] != value}
+    if best["guid"] and best["guid"] != entry.guid:
+        found.add("entry guid")
+    return found
 
 
 def fast_reader_takes(path):
