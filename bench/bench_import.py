@@ -47,6 +47,22 @@ def import_once(name, url):
     return {"total_ms": watch.ms, "queries": counter.queries, "posts": posts, **phases}
 
 
+def parse_steps(parse, body, url):
+    """The parse step alone, ms per round: as the importer runs it, and feedparser's path
+    (what every document went through before the fast reader)."""
+    steps = {"chosen": [], "feedparser path": []}
+    kind = "application/rss+xml"
+    for _ in range(ROUNDS):
+        with Stopwatch() as watch:
+            chosen = parse.parse(body, url=url, content_type=kind)
+        steps["chosen"].append(watch.ms)
+        with Stopwatch() as watch:
+            parse.parse_with_feedparser(body, url=url, content_type=kind)
+        steps["feedparser path"].append(watch.ms)
+    steps["reader"] = chosen.parser
+    return steps
+
+
 def split(run):
     phases = (run["fetch_ms"], run["parse_ms"], run["store_ms"])
     return "fetch {:.0f} / parse {:.0f} / store {:.0f} ms".format(*phases)
@@ -63,8 +79,9 @@ def main():
 
             product_cut, parse.MAX_ENTRIES = parse.MAX_ENTRIES, ITEMS
             settings.DJANGOFEEDS_KEEP_POSTS = ITEMS
+            body = feed_document(ITEMS)
             urls = {
-                "ours": server.serve("/2000.xml", feed_document(ITEMS)),
+                "ours": server.serve("/2000.xml", body),
                 "media": server.serve(
                     "/2000-media.xml", rss(with_media(numbered_items(ITEMS)), title="media")
                 ),
@@ -75,6 +92,7 @@ def main():
                 order = IMPORTERS[number % len(IMPORTERS) :] + IMPORTERS[: number % len(IMPORTERS)]
                 for name in order:
                     runs[name].append(import_once(name, urls[name]))
+            readers = parse_steps(parse, body, urls["ours"])
     finally:
         server.stop()
 
@@ -84,7 +102,7 @@ def main():
     }
     ours, naive, media = mid["ours"], mid["naive"], mid["media"]
     naive_media = mid["naive_media"]
-    report.raw |= {"items": ITEMS, "rounds": runs, "median": mid}
+    report.raw |= {"items": ITEMS, "rounds": runs, "median": mid, "parse_steps": readers}
     speedup = naive["total_ms"] / ours["total_ms"]
     report.row(
         f"import speed: first import of {ITEMS:,} items (fetch+parse+store)",
@@ -140,12 +158,26 @@ def main():
     )
     ceiling = naive["total_ms"] / (ours["total_ms"] - ours["store_ms"])
     share = ours["parse_ms"] / ours["total_ms"]
+    chosen, before = median(readers["chosen"]), median(readers["feedparser path"])
+    report.row(
+        f"import speed: parse step ({readers['reader']}) vs feedparser's path, same document",
+        f"{chosen:.0f} ms",
+        f"{before:.0f} ms",
+        f"{before / chosen:.1f}x faster",
+        "report",
+    )
     report.note(
-        f"The parse step (feedparser, sanitizing included) is {share:.0%} of our import, "
-        f"{ours['parse_ms']:.0f} ms against the naive importer's {naive['parse_ms']:.0f} ms: "
-        f"with a store of 0 ms the ratio would still be only {ceiling:.1f}x. The store itself "
-        f"is {naive['store_ms'] / ours['store_ms']:.0f}x faster than one get_or_create per "
-        "entry. Parser share measures the way past that wall."
+        f"The parse step is {share:.0%} of our import ({ours['parse_ms']:.0f} ms; the naive "
+        f"importer's bare feedparser.parse takes {naive['parse_ms']:.0f} ms): with a store of "
+        f"0 ms the ratio would be {ceiling:.1f}x. The store itself is "
+        f"{naive['store_ms'] / ours['store_ms']:.0f}x faster than one get_or_create per entry."
+    )
+    report.note(
+        f"This plain UTF-8 RSS 2.0 document is read by {readers['reader']} (djangofeeds/fastrss.py:"
+        " expat builds the tree, inside a gate that the fidelity suite checks on feedparser's "
+        "corpus); anything outside the gate goes through feedparser as before. The parse step "
+        f"alone, medians of {ROUNDS}: {chosen:.0f} ms against {before:.0f} ms for feedparser's "
+        "path (feedparser, sanitizing and the same conversion), timed in this run."
     )
     report.save()
 

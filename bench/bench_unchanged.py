@@ -12,7 +12,7 @@ from bench.report import Report
 from tests.support.feed_server import FeedServer, http_date
 
 ITEMS = 2_000
-ROUNDS = {"first": 3, "304": 20, "200": 3}
+ROUNDS = {"first": 3, "304": 20, "200": 10}
 
 
 def import_once(url):
@@ -79,14 +79,15 @@ def main():
         f"{first['ms']:.0f} ms",
         f"{first['ms'] / not_modified['ms']:.0f}x faster",
     )
-    worst_200 = max(run["post_writes"] for run in runs["200"])
+    worst_200 = {key: max(run[key] for run in runs["200"]) for key in ("queries", "post_writes")}
+    share = same["ms"] / first["ms"]
     report.row(
         "unchanged feed: re-import answered 200, same bytes (post writes / time)",
-        f"{worst_200} writes, {same['queries']:.0f} queries, {same['ms']:.0f} ms",
-        f"{first['ms']:.0f} ms",
-        f"{same['ms'] / first['ms']:.2f}x the time",
-        "0 writes",
-        worst_200 == 0,
+        f"{worst_200['post_writes']} writes, {worst_200['queries']} queries, {same['ms']:.1f} ms",
+        f"{first['ms']:.0f} ms (first import)",
+        f"{share:.1%} of the time",
+        "0 writes, <= 5 queries, <= 5% of a first import",
+        worst_200["post_writes"] == 0 and worst_200["queries"] <= 5 and share <= 0.05,
     )
     report.note(
         "The 304 path runs: the feed's get_or_create, one conditional UPDATE of the feed "
@@ -94,10 +95,11 @@ def main():
         "(taken before, as the task does) are not counted."
     )
     report.note(
-        "A 200 with the same bytes is parsed again (the parser dominates its time) and "
-        "every post's checksum compared; nothing is written (the importer keeps the newest "
-        "500 entries of a feed). Such a server costs a full parse each time: a hash of the "
-        "body kept on the feed would let the importer stop before parsing."
+        "A 200 with the same bytes stops before parsing: the feed keeps a SHA-256 of the last "
+        "body it imported (with the URL, the content type and the readers' revision), and a "
+        "match is recorded as not modified, the check times and validators updated: the same "
+        "queries as a 304. Before the hash, such a re-import was parsed in full (92% of a "
+        "first import's time)."
     )
     report.save()
 

@@ -1,4 +1,4 @@
-"""djangofeeds: imports RSS and Atom feeds, one worker per feed at a time."""
+"""djangofeeds: imports RSS, Atom and JSON feeds, one worker per feed at a time."""
 
 from django.apps import AppConfig
 

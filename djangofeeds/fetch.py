@@ -26,10 +26,10 @@ import httpcore
 import httpx
 from django.conf import settings
 
-USER_AGENT = "djangofeeds/1.0 (RSS/Atom importer; Django + Celery; +https://docs.celeryq.dev/)"
+USER_AGENT = "djangofeeds/1.0 (feed importer; Django + Celery; +https://docs.celeryq.dev/)"
 ACCEPT = (
-    "application/rss+xml, application/atom+xml, application/rdf+xml, "
-    "application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1"
+    "application/rss+xml, application/atom+xml, application/feed+json, application/rdf+xml, "
+    "application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.9, */*;q=0.1"
 )
 MAX_REDIRECTS = 10
 PERMANENT_REDIRECTS = {301, 308}

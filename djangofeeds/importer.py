@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from djangofeeds.fetch import FeedGone, FetchError, fetch
 from djangofeeds.models import Category, Enclosure, Feed, ImportRun, Outcome, Post, PrunedPost
-from djangofeeds.parse import NotAFeed, parse
+from djangofeeds.parse import NotAFeed, body_hash, parse
 from djangofeeds.retention import prune_posts
 
 logger = logging.getLogger(__name__)
@@ -148,11 +148,21 @@ class Importer:
             )
             return finish(feed, run, Outcome.NOT_MODIFIED)
 
+        content_type = fetched.headers.get("content-type", "")
+        digest = body_hash(fetched.body, url=fetched.url, content_type=content_type)
+        if digest == feed.body_hash:
+            # The bytes stored last time: parsing them again would store nothing new.
+            self.save_feed(
+                fetched,
+                last_status=Outcome.NOT_MODIFIED,
+                last_http_status=fetched.status,
+                next_check_at=self.next_check(max_age=fetched.max_age),
+            )
+            return finish(feed, run, Outcome.NOT_MODIFIED)
+
         started = time.perf_counter()
         try:
-            parsed = parse(
-                fetched.body, url=fetched.url, content_type=fetched.headers.get("content-type", "")
-            )
+            parsed = parse(fetched.body, url=fetched.url, content_type=content_type)
         except NotAFeed as exc:
             run.parse_ms = elapsed_ms(started)
             return self.failed(exc, status=fetched.status)
@@ -169,6 +179,7 @@ class Importer:
             title=parsed.title or feed.title,
             link=parsed.link,
             description=parsed.description,
+            body_hash=digest,
             last_status=Outcome.IMPORTED,
             last_http_status=fetched.status,
             poll_interval=rate[0],
@@ -234,6 +245,9 @@ class Importer:
         total = len(entries)
         categories = category_ids([*feed_categories, *(c for e in entries for c in e.categories)])
         tombstoned = False
+        # A feed never imported before usually has no posts (nor tombstones): one
+        # query says so, instead of one SELECT of known guids per batch.
+        first = self.feed.last_success_at is None and not self.feed.posts.exists()
         for start in range(0, total or 1, BATCH_SIZE):  # once for an empty feed (its categories)
             batch = entries[start : start + BATCH_SIZE]
             hashes = [e.guid_hash for e in batch]
@@ -241,14 +255,7 @@ class Importer:
             # others and a long import does not hold the database's write lock.
             with transaction.atomic():
                 self.claim(last_checked_at=self.now)
-                # One query for what is stored and what was pruned (and must stay so).
-                posts = Post.objects.filter(feed=self.feed, guid_hash__in=hashes).order_by()
-                pruned = PrunedPost.objects.filter(feed=self.feed, guid_hash__in=hashes)
-                known = dict(
-                    posts.values_list("guid_hash", "checksum").union(
-                        pruned.values_list("guid_hash", Value(PRUNED)), all=True
-                    )
-                )
+                known = {} if first else self.known_posts(hashes)
                 changed = [e for e in batch if known.get(e.guid_hash) not in (e.checksum, PRUNED)]
                 tombstoned = tombstoned or PRUNED in known.values()
                 if changed:
@@ -271,6 +278,16 @@ class Importer:
             if total > BATCH_SIZE:  # one batch has no "meanwhile" to report (and costs a write)
                 self.progress(min(start + BATCH_SIZE, total), total)
         return created, updated
+
+    def known_posts(self, hashes):
+        """``{guid_hash: checksum}`` of stored posts, and ``PRUNED`` for pruned ones: one query."""
+        posts = Post.objects.filter(feed=self.feed, guid_hash__in=hashes).order_by()
+        pruned = PrunedPost.objects.filter(feed=self.feed, guid_hash__in=hashes)
+        return dict(
+            posts.values_list("guid_hash", "checksum").union(
+                pruned.values_list("guid_hash", Value(PRUNED)), all=True
+            )
+        )
 
     def prune(self, entries):
         """Keep the feed's ``DJANGOFEEDS_KEEP_POSTS`` newest posts; return how many went."""

@@ -131,6 +131,9 @@ class Feed(models.Model):
     # Conditional GET validators, as the server last sent them.
     etag = models.CharField(max_length=500, blank=True)
     last_modified = models.CharField(max_length=100, blank=True)
+    # SHA-256 of the last body imported (with the reader's revision): a 200
+    # answer with the same bytes stops before parsing.
+    body_hash = models.CharField(max_length=64, blank=True, editable=False)
 
     last_checked_at = models.DateTimeField(null=True, blank=True)
     last_success_at = models.DateTimeField(null=True, blank=True)

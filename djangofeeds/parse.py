@@ -1,13 +1,25 @@
-"""Turn feed bytes into plain data with feedparser: RSS 0.9x/1.0/2.0 and Atom 0.3/1.0."""
+"""Turn feed bytes into plain data: RSS 0.9x/1.0/2.0 and Atom 0.3/1.0, JSON Feed 1.0/1.1.
+
+feedparser reads every RSS and Atom dialect; plain UTF-8 RSS 2.0 that
+``djangofeeds.fastrss`` proves simple enough is read by it instead (same output,
+several times faster), and JSON Feed by ``djangofeeds.jsonfeed``. All three give
+``Draft`` entries: guids are chosen, entries ordered and cut to the newest
+``MAX_ENTRIES``, and only the kept ones are converted (titles and authors to
+plain text, bodies to sanitized HTML).
+"""
 
 import calendar
 import codecs
 import hashlib
+import html
 import re
 import xml.sax
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
+from urllib.parse import urljoin
 
 import feedparser
 import nh3
@@ -64,7 +76,7 @@ CONTENT_URL_SCHEMES = {"http", "https", "mailto"}
 
 
 class NotAFeed(ValueError):
-    """The document is not an RSS or Atom feed."""
+    """The document is not an RSS, Atom or JSON feed."""
 
 
 @dataclass
@@ -81,11 +93,12 @@ class ParsedEntry:
     # What the normalization left out, by reason (``djangofeeds.media``).
     dropped: Counter = field(default_factory=Counter, compare=False, repr=False)
 
-    @property
+    # Cached: the importer asks for both several times per entry.
+    @cached_property
     def guid_hash(self):
         return sha256(self.guid)
 
-    @property
+    @cached_property
     def checksum(self):
         dates = [d.isoformat() if d else "" for d in (self.published_at, self.updated_at)]
         parts = [self.title, self.link, self.author, self.content, *dates]
@@ -97,6 +110,54 @@ class ParsedEntry:
         return sha256("\x1f".join(parts))
 
 
+def no_media():
+    return [], [], Counter()
+
+
+@dataclass(eq=False)
+class Draft:
+    """An entry as read, before conversion: what choosing guids, ordering and the cut need.
+
+    ``raw_title`` and ``raw_author`` are what the parser gave (HTML or text);
+    ``read_content`` returns the body as sanitized HTML and runs only for kept
+    entries (or for an entry whose guid must be hashed from its content).
+    """
+
+    guid: str
+    link: str
+    published_at: datetime | None
+    updated_at: datetime | None
+    raw_title: str
+    raw_author: str
+    read_content: Callable[[], str]
+    # ``(enclosures, categories, dropped)``, read like the content: for kept entries only.
+    read_media: Callable[[], tuple] = no_media
+
+    @property
+    def guid_hash(self):
+        return sha256(self.guid)
+
+    @cached_property
+    def content(self):
+        return self.read_content()
+
+    def complete(self):
+        """The stored form: plain-text title and author, sanitized content, media."""
+        enclosures, categories, dropped = self.read_media()
+        return ParsedEntry(
+            guid=self.guid,
+            title=plain_text(self.raw_title),
+            link=self.link,
+            author=plain_text(self.raw_author)[:500],
+            content=self.content,
+            published_at=self.published_at,
+            updated_at=self.updated_at,
+            enclosures=enclosures,
+            categories=categories,
+            dropped=dropped,
+        )
+
+
 @dataclass
 class ParsedFeed:
     title: str = ""
@@ -105,6 +166,7 @@ class ParsedFeed:
     ttl_minutes: int | None = None
     entries: list[ParsedEntry] = field(default_factory=list)
     warning: str = ""  # why feedparser called the feed ill-formed, when it still parsed
+    parser: str = "feedparser"  # which reader read it: feedparser, fastrss or jsonfeed
     categories: list[tuple[str, str]] = field(default_factory=list)  # the channel's (name, domain)
     dropped: Counter = field(default_factory=Counter, repr=False)  # the channel's, see ParsedEntry
 
@@ -120,6 +182,19 @@ def sha256(text):
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+# Bumped whenever the readers store something different for the same bytes, so
+# that every feed is read again once (its body hash no longer matches).
+READER_REVISION = "2026-11-plain-text-json-feed-media"
+
+
+def body_hash(body, *, url="", content_type=""):
+    """What ``parse`` depends on, hashed: the bytes, the URL (relative links), the content type."""
+    head = f"{READER_REVISION}\n{url}\n{content_type}\n"
+    digest = hashlib.sha256(head.encode("utf-8", "surrogatepass"))
+    digest.update(body)
+    return digest.hexdigest()
+
+
 # Lone surrogates cannot be encoded for the database; NUL is refused by PostgreSQL.
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
@@ -130,10 +205,46 @@ def clean(text, limit=None):
     return text[:limit] if limit else text
 
 
+TAG_START = re.compile(r"<[a-zA-Z/!?]")
+
+
+def markup_left(text):
+    """Whether ``text`` still holds a tag or an entity (a feed that escaped its HTML twice)."""
+    return bool(TAG_START.search(text)) or ("&" in text and html.unescape(text) != text)
+
+
+def plain_text(value, limit=None):
+    """``value`` (HTML or text, whatever the feed declared) as plain text.
+
+    Tags stripped (with the contents of script and style), entities decoded,
+    whitespace collapsed. A value escaped twice gets a second pass.
+    """
+    text = clean(value)
+    for _ in range(2):
+        if "<" not in text and "&" not in text:
+            break
+        text = html.unescape(nh3.clean(text, tags=set()))
+        if not markup_left(text):
+            break
+    return clean(" ".join(text.split()), limit)
+
+
 def parse(body, *, url="", content_type=""):
     """Parse feed bytes; raise ``NotAFeed`` with a readable reason if they are no feed."""
+    from djangofeeds import fastrss, jsonfeed
+
     if not body.strip().removeprefix(codecs.BOM_UTF8).strip():
         raise NotAFeed("the server sent an empty body")
+    if jsonfeed.is_json_feed(body, content_type):
+        return jsonfeed.parse(body, url=url)
+    fast = fastrss.parse(body, url=url, content_type=content_type)
+    if fast is not None:
+        return fast
+    return parse_with_feedparser(body, url=url, content_type=content_type)
+
+
+def parse_with_feedparser(body, *, url="", content_type=""):
+    """What ``parse`` does with any RSS or Atom document: feedparser reads it."""
     body = prepare(body, MAX_ENTRIES * PARSED_ENTRIES_PER_KEPT)
     headers = {"content-location": url}
     if content_type:
@@ -147,25 +258,29 @@ def parse(body, *, url="", content_type=""):
     if not document.version and not document.entries:
         reason = document.get("bozo_exception")
         detail = f" ({first_line(reason)})" if reason else ""
-        kind = "an HTML page" if looks_like_html(body) else "not an RSS or Atom feed"
+        kind = "an HTML page" if looks_like_html(body) else "not an RSS, Atom or JSON feed"
         raise NotAFeed(f"the document is {kind}{detail}")
 
     channel = document.feed
-    # Enclosure URLs resolve against the feed's URL like links (feedparser leaves RSS ones).
-    entries = [parse_entry(entry, url) for entry in document.entries]
-    entries = choose_guids(entries)
-    entries.sort(key=newest_first, reverse=True)
     channel_dropped = Counter()
     return ParsedFeed(
-        title=clean(channel.get("title"), 500),
+        title=plain_text(channel.get("title"), 500),
         link=web_link(channel.get("link")),
-        description=clean(channel.get("subtitle")),
+        description=plain_text(channel.get("subtitle")),
         ttl_minutes=ttl_minutes(channel.get("ttl")),
-        entries=unique(entries)[:MAX_ENTRIES],
+        # Enclosure URLs resolve against the feed's URL like links (feedparser leaves RSS ones).
+        entries=kept_entries([read_entry(entry, url) for entry in document.entries]),
         warning=first_line(document.get("bozo_exception")) if document.get("bozo") else "",
         categories=categories_from(tags_of(channel), channel_dropped),
         dropped=channel_dropped,
     )
+
+
+def kept_entries(drafts):
+    """The newest ``MAX_ENTRIES`` entries, one per guid, converted for storage."""
+    drafts = choose_guids(drafts)
+    drafts.sort(key=newest_first, reverse=True)
+    return [draft.complete() for draft in unique(drafts)[:MAX_ENTRIES]]
 
 
 ENTRY_END = r"</(?:[\w.-]+:)?(?:item|entry)\s*>"
@@ -246,14 +361,15 @@ def web_link(url):
     return url if url.lower().startswith(("http://", "https://")) and len(url) <= 2000 else ""
 
 
-def parse_entry(entry, base_url=""):
-    dropped = Counter()
-    return ParsedEntry(
+def read_entry(entry, base_url=""):
+    """A feedparser entry as a ``Draft``."""
+    return Draft(
         guid=clean(entry.get("id")),
-        title=clean(entry.get("title")),
         link=web_link(entry.get("link")),
-        author=clean(entry.get("author"), 500),
-        content=content_of(entry),
+        raw_title=clean(entry.get("title")),
+        raw_author=clean(entry.get("author")),
+        read_content=lambda: content_of(entry),
+        read_media=lambda: media_of(entry, base_url),
         # RSS 1.0's dc:date arrives as "updated": it is the only date such feeds have.
         published_at=to_datetime(
             stored(entry, "published_parsed")
@@ -261,10 +377,14 @@ def parse_entry(entry, base_url=""):
             or stored(entry, "updated_parsed")
         ),
         updated_at=to_datetime(stored(entry, "updated_parsed")),
-        enclosures=enclosures_from(enclosures_of(entry), base_url, dropped),
-        categories=categories_from(tags_of(entry), dropped),
-        dropped=dropped,
     )
+
+
+def media_of(entry, base_url):
+    """``(enclosures, categories, dropped)`` of a feedparser entry, by ``djangofeeds.media``."""
+    dropped = Counter()
+    enclosures = enclosures_from(enclosures_of(entry), base_url, dropped)
+    return enclosures, categories_from(tags_of(entry), dropped), dropped
 
 
 LINK_FIELDS = [("url", "href"), ("type", "type"), ("length", "length")]
@@ -310,21 +430,42 @@ def content_of(entry):
         if detail and detail.get("value"):
             value = clean(detail["value"])
             if detail.get("type", "text/html") not in HTML_TYPES:
-                value = linebreaks(escape(value))
+                value = text_html(value)
             return safe_html(value)
     return ""
 
 
-def safe_html(html):
-    """``html`` cut down to the allowlists above: safe tags and attributes, http(s)/mailto links."""
+def safe_html(markup, base=""):
+    """``markup`` cut down to the allowlists above: safe tags and attributes, http(s)/mailto links.
+
+    With a ``base`` URL, relative links and image sources are made absolute
+    (feedparser does that itself; the other readers ask for it here).
+    """
+    resolve = None
+    if base:
+
+        def resolve(tag, attribute, value):
+            if attribute not in ("href", "src"):
+                return value
+            try:
+                return urljoin(base, value)
+            except ValueError:  # e.g. "http://[oops/": no link is better than a crash
+                return None
+
     return nh3.clean(
-        html,
+        markup,
         tags=CONTENT_TAGS,
         attributes=CONTENT_ATTRIBUTES,
         url_schemes=CONTENT_URL_SCHEMES,
         link_rel="noopener noreferrer nofollow",
+        attribute_filter=resolve,
         set_tag_attribute_values={"img": {"referrerpolicy": "no-referrer", "loading": "lazy"}},
     )
+
+
+def text_html(text):
+    """Plain text as safe HTML: escaped, paragraphs and line breaks kept."""
+    return linebreaks(escape(text))
 
 
 def choose_guids(entries):
@@ -332,7 +473,9 @@ def choose_guids(entries):
 
     Some feeds put one id on every entry (a template bug); then the ids say
     nothing and the links are used instead. A link shared by several entries
-    (often the site's home page) says nothing either: those get the hash.
+    (often the site's home page) says nothing either: those get the hash. The
+    hash takes the title as the parser gave it (before ``plain_text``), as it
+    always has: posts imported before titles became plain text keep their guid.
     """
     ids = {entry.guid for entry in entries}
     ids_useless = len(entries) > 1 and len(ids) == 1
@@ -342,7 +485,7 @@ def choose_guids(entries):
             if entry.link and links[entry.link] == 1:
                 entry.guid = entry.link
             else:
-                entry.guid = "sha256:" + sha256(entry.title + "\x1f" + entry.content)
+                entry.guid = "sha256:" + sha256(entry.raw_title + "\x1f" + entry.content)
     return entries
 
 

@@ -10,9 +10,10 @@ import pytest
 from django.utils import timezone
 
 from djangofeeds import fetch
+from djangofeeds import parse as parse_module
 from djangofeeds.importer import import_feed, poll_delay, publishing_rate
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
-from djangofeeds.parse import NotAFeed, parse
+from djangofeeds.parse import NotAFeed, parse, sha256
 from tests.support.feed_server import http_date, numbered_items, rss
 
 pytestmark = pytest.mark.django_db
@@ -139,8 +140,11 @@ def test_import_feed_updates_changed_posts_in_place(feed_server):
 
 
 def test_import_feed_unchanged_200_rewrites_nothing(feed_server, django_assert_max_num_queries):
-    url = feed_server.serve("/same.xml", rss(numbered_items(50)))
+    """Other bytes (here one more newline) with the same entries: parsed, compared, not written."""
+    body = rss(numbered_items(50))
+    url = feed_server.serve("/same.xml", body)
     import_feed(url)
+    feed_server.serve("/same.xml", body + b"\n")
 
     with django_assert_max_num_queries(8) as captured:
         result = import_feed(url)
@@ -533,7 +537,7 @@ def test_parse_turns_only_parser_bugs_into_not_a_feed(monkeypatch):
 
         return feedparser_parse
 
-    body = rss(numbered_items(1))
+    body = fixture("atom10.xml")  # Atom: feedparser reads it
     monkeypatch.setattr("djangofeeds.parse.feedparser.parse", feedparser_raising(IndexError()))
     with pytest.raises(NotAFeed, match="IndexError"):
         parse(body)
@@ -626,3 +630,175 @@ def test_publishing_rate_ignores_undated_and_future_entries():
     assert publishing_rate(entries, now) == (7200, now - hour)
     assert publishing_rate([Entry()], now) == (None, None)
     assert publishing_rate([Entry(now - hour)], now) == (None, now - hour)  # one entry, no rate
+
+
+def test_import_feed_same_bytes_200_stops_before_parsing(
+    feed_server, django_assert_max_num_queries, monkeypatch
+):
+    """A 200 with the bytes imported last time: no parse, 0 post writes, at most 5 queries."""
+    url = feed_server.serve("/same-bytes.xml", rss(numbered_items(50)))
+    import_feed(url)
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("parsed the same bytes again")
+
+    monkeypatch.setattr("djangofeeds.importer.parse", no_parse)
+    with django_assert_max_num_queries(5) as captured:
+        result = import_feed(url)
+
+    assert result.outcome == Outcome.NOT_MODIFIED and result.run.http_status == 200
+    assert not any("djangofeeds_post" in query["sql"] for query in captured.captured_queries)
+    feed = Feed.objects.get(url=url)
+    assert feed.last_status == Outcome.NOT_MODIFIED and feed.last_http_status == 200
+
+
+def test_import_feed_changed_bytes_or_a_failed_parse_are_parsed_again(feed_server):
+    """Only bytes that were imported successfully are skipped."""
+    url = feed_server.serve("/changing.xml", rss(numbered_items(2)))
+    import_feed(url)
+    feed_server.serve("/changing.xml", rss(numbered_items(3)))
+
+    assert import_feed(url).run.created == 1
+
+    page = feed_server.serve("/page.xml", b"<html><body>not a feed</body></html>")
+    assert [import_feed(page).outcome for _ in range(2)] == [Outcome.FAILED, Outcome.FAILED]
+    assert Feed.objects.get(url=page).error_count == 2
+
+
+ATOM_WITH_MARKUP = b"""<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom">
+  <title type="html">&lt;b&gt;Marked&lt;/b&gt; up   feed</title>
+  <subtitle type="html">&lt;b&gt;desc&lt;/b&gt; &amp;amp; more</subtitle>
+  <entry>
+    <title type="html">&lt;em&gt;Hello&lt;/em&gt; &amp;amp; goodbye</title>
+    <id>tag:example.com,2026:1</id>
+    <author><name>&lt;i&gt;Ann&lt;/i&gt; &amp;amp; Bob</name></author>
+    <content type="html">&lt;p&gt;Body&lt;/p&gt;</content>
+  </entry>
+  <entry>
+    <title type="xhtml">
+      <div xmlns="http://www.w3.org/1999/xhtml">Caf<b>&#233;</b> time</div>
+    </title>
+    <id>tag:example.com,2026:2</id>
+  </entry>
+</feed>"""
+
+
+def cdata_titles():
+    items = [
+        {"guid": "cdata", "title": "<![CDATA[A <b>bold</b> move]]>"},
+        {"guid": "twice", "title": "Tom &amp;amp; &amp;lt;i&amp;gt;Jerry&amp;lt;/i&amp;gt;"},
+        # No guid, no link: its guid is a hash of its title (as the parser gave it) and content.
+        {"title": "<![CDATA[Bare <i>entry</i>]]>", "description": "Text"},
+    ]
+    return rss(items, title="<![CDATA[The <em>Feed</em>]]>")
+
+
+def test_import_feed_titles_and_authors_are_plain_text_whatever_the_type(feed_server):
+    atom = feed_server.serve("/markup.atom", ATOM_WITH_MARKUP, content_type="application/atom+xml")
+    cdata = feed_server.serve("/cdata.xml", cdata_titles())
+
+    import_feed(atom)
+    import_feed(cdata)
+
+    feed = Feed.objects.get(url=atom)
+    assert (feed.title, feed.description) == ("Marked up feed", "desc & more")
+    assert dict(feed.posts.values_list("guid", "title")) == {
+        "tag:example.com,2026:1": "Hello & goodbye",
+        "tag:example.com,2026:2": "Café time",
+    }
+    assert feed.posts.get(guid="tag:example.com,2026:1").author == "Ann & Bob"
+    feed = Feed.objects.get(url=cdata)
+    assert feed.title == "The Feed"
+    assert sorted(feed.posts.values_list("title", flat=True)) == [
+        "A bold move",
+        "Bare entry",
+        "Tom & Jerry",
+    ]
+
+
+def test_import_feed_repairs_titles_stored_with_markup_without_duplicates(feed_server, client):
+    """Posts stored before titles were plain text get repaired by the next import; their guids
+    (also the hashed ones) stay, so no post is created twice."""
+    url = feed_server.serve("/repair.xml", cdata_titles())
+    import_feed(url)
+    feed = Feed.objects.get(url=url)
+    hashed = feed.posts.get(title="Bare entry")
+    assert hashed.guid == "sha256:" + sha256("Bare <i>entry</i>\x1f" + hashed.content)
+    # As the importer stored them before: titles with markup, and no body hash yet.
+    Post.objects.filter(guid="cdata").update(title="A <b>bold</b> move", checksum="old")
+    Post.objects.filter(pk=hashed.pk).update(title="Bare <i>entry</i>", checksum="old")
+    Feed.objects.filter(pk=feed.pk).update(title="The <em>Feed</em>", body_hash="")
+    before = dict(feed.posts.values_list("guid", "pk"))
+
+    result = import_feed(url)
+
+    assert (result.run.created, result.run.updated) == (0, 2)
+    assert dict(feed.posts.values_list("guid", "pk")) == before
+    assert feed.posts.get(guid="cdata").title == "A bold move"
+    assert Feed.objects.get(pk=feed.pk).title == "The Feed"
+    page = client.get(feed.get_absolute_url()).content.decode()
+    assert "A bold move" in page and "&lt;b&gt;" not in page
+
+
+@pytest.mark.parametrize(
+    ("content_type", "reader"),
+    [("application/rss+xml", "fastrss"), ("text/xml", "feedparser")],
+)
+def test_parse_converts_only_the_kept_entries(monkeypatch, content_type, reader):
+    """600 entries, 500 kept: the sanitizer runs for the 500 only, whichever reader reads them."""
+    sanitized = []
+    original = parse_module.safe_html
+
+    def counting(*args, **kwargs):
+        sanitized.append(args[0])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(parse_module, "safe_html", counting)
+
+    parsed = parse(rss(numbered_items(600)), url="http://example.com/", content_type=content_type)
+
+    assert parsed.parser == reader
+    assert len(parsed.entries) == 500 and len(sanitized) == 500
+    assert parsed.entries[0].guid == "item-0" and parsed.entries[-1].guid == "item-499"
+
+
+def post_selects(captured):
+    return [
+        query["sql"]
+        for query in captured.captured_queries
+        if query["sql"].startswith("SELECT") and '"djangofeeds_post"' in query["sql"]
+    ]
+
+
+def test_import_feed_first_import_looks_up_known_posts_once(
+    feed_server, django_assert_max_num_queries
+):
+    """A feed never imported has no posts to compare with: one query says so, instead of one
+    SELECT per batch of 100; later imports compare each batch."""
+    body = rss(numbered_items(300))
+    url = feed_server.serve("/first.xml", body)
+
+    with django_assert_max_num_queries(30) as first:
+        assert import_feed(url).run.created == 300
+    feed_server.serve("/first.xml", body + b"\n")
+    with django_assert_max_num_queries(30) as second:
+        result = import_feed(url)
+
+    assert len(post_selects(first)) == 1 and "LIMIT 1" in post_selects(first)[0]
+    assert (result.run.created, result.run.updated) == (0, 0)
+    assert len(post_selects(second)) == 3
+
+
+def test_parse_falls_back_to_feedparser_when_the_fast_reader_fails(monkeypatch, caplog):
+    """A bug in the fast reader costs speed, not the feed: feedparser reads it, with a warning."""
+
+    def broken(*args, **kwargs):
+        raise TypeError("a bug")
+
+    monkeypatch.setattr("djangofeeds.fastrss.read_item", broken)
+
+    parsed = parse(rss(numbered_items(2)), content_type="application/rss+xml")
+
+    assert parsed.parser == "feedparser" and len(parsed.entries) == 2
+    assert "the fast RSS reader failed" in caplog.text

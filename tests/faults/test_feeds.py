@@ -22,7 +22,8 @@ def test_memcached_stopped_during_an_import(feed_server, memcached_cache, worker
     import does not start (no fetch) and runs once memcached is back. No duplicate post, and
     the lock is free afterwards."""
     worker = feeds_worker(worker_factory, memcached_cache)
-    url = feed_server.serve("/slow.xml", rss(numbered_items(10)), delay=2)
+    items = numbered_items(11)
+    url = feed_server.serve("/slow.xml", rss(items[1:]), delay=2)
 
     running = import_feed.delay(url)
     wait_until(lambda: feed_server.hits("/slow.xml") == 1, 30, "the import never started")
@@ -33,12 +34,13 @@ def test_memcached_stopped_during_an_import(feed_server, memcached_cache, worker
     waiting = import_feed.delay(url)
     wait_until(lambda: "lock cache is unreachable" in worker.output, 30, "no retry was logged")
     assert feed_server.hits("/slow.xml") == 1  # no fetch without a lock
+    feed_server.serve("/slow.xml", rss(items), delay=2)  # one new item (new bytes are parsed)
     memcached_cache.start()
     result = waiting.get(timeout=90)  # a retry, once memcached answers again
 
-    assert (result["status"], result["created"]) == (Outcome.IMPORTED, 0)
+    assert (result["status"], result["created"], result["updated"]) == (Outcome.IMPORTED, 1, 0)
     assert feed_server.hits("/slow.xml") == 2
-    assert Post.objects.count() == 10
+    assert Post.objects.count() == 11
     assert ImportRun.objects.filter(outcome=Outcome.IMPORTED).count() == 2
     assert CacheLock(lock_key(import_feed.name, url), expire=60).acquire()
 

@@ -9,7 +9,7 @@ import pytest
 from djangofeeds.models import ImportRun, Outcome
 from djangofeeds.tasks import import_feed
 from tests.hostile.helpers import LAUGHS, bomb, readable, with_doctype
-from tests.support.feed_server import numbered_items, rss
+from tests.support.feed_server import json_feed, numbered_items, rss
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -56,11 +56,18 @@ def hostile_feeds(feed_server):
         "/nul.xml": (rss([{"guid": "1", "title": "a\x00b"}]), "imported"),
         "/page.html": (b"<!doctype html><html><body>No feed here</body></html>", "failed"),
         "/big-entry.xml": (rss([{"guid": "1", "description": "x" * 8_000_000}]), "imported"),
+        "/100000.json": (json_feed([{"id": str(n)} for n in range(100_000)]), "imported"),
+        "/deep.json": (b"[" * 4_000_000 + b"]" * 4_000_000, "failed"),
+        "/malformed.json": (
+            b'{"version": "https://jsonfeed.org/version/1.1", "items": [{',
+            "failed",
+        ),
     }
     urls = {}
     for path, (body, outcome) in feeds.items():
         headers = {"Content-Encoding": "gzip"} if path == "/bomb.xml" else {}
-        urls[feed_server.serve(path, body, headers=headers)] = outcome
+        kind = "application/feed+json" if path.endswith(".json") else "application/rss+xml"
+        urls[feed_server.serve(path, body, headers=headers, content_type=kind)] = outcome
     return urls
 
 

@@ -9,6 +9,7 @@ worker subprocesses.
 
 import contextlib
 import gzip
+import json
 import threading
 import time
 from dataclasses import dataclass, field
@@ -196,3 +197,15 @@ def numbered_items(count, *, prefix="item", start=0):
         }
         for n in range(start, start + count)
     ]
+
+
+def json_feed(items, *, version="1.1", **fields):
+    """A JSON Feed document (bytes): ``items`` are item objects, ``fields`` top-level ones."""
+    document = {
+        "version": f"https://jsonfeed.org/version/{version}",
+        "title": "Test JSON feed",
+        "home_page_url": "http://example.com/",
+        **fields,
+        "items": items,
+    }
+    return json.dumps(document).encode()

@@ -1,0 +1,227 @@
+"""A fast reader for plain RSS 2.0, used only where it stores what feedparser would.
+
+feedparser costs ~0.4 ms per entry in pure Python; this reader lets expat (C)
+build the tree and does the little left in a few lines, 4-8x faster. It
+reads only documents inside a gate, and returns None for anything else so
+that feedparser reads it:
+
+- UTF-8 (declared or not), served as application/rss+xml or application/xml;
+- well-formed, without a DTD or NUL bytes;
+- ``<rss version="2.0">`` with one ``<channel>``, no namespaced elements and no
+  attributes (but a guid's ``isPermaLink``);
+- channel and item elements from short lists, each item element at most once,
+  text only (no markup in titles or authors, no nested elements);
+- links and permalink guids absolute, as feedparser would resolve them;
+- item bodies (``<description>``) whose tags are all among those kept, and
+  whose links and images are absolute;
+- every ``<pubDate>`` read by feedparser's own date parser.
+
+The fidelity suite (tests/djangofeeds/test_fidelity.py) checks on feedparser's
+own test corpus that every document let through is stored exactly as the
+feedparser path stores it.
+"""
+
+import contextlib
+import logging
+import re
+from datetime import UTC, datetime
+from xml.etree import ElementTree
+
+from feedparser.datetimes import _parse_date
+from feedparser.urls import _urljoin
+
+from djangofeeds import parse as feeds
+
+logger = logging.getLogger(__name__)
+
+MEDIA_TYPES = {"application/rss+xml", "application/xml"}
+DTD = re.compile(rb"<!DOCTYPE|<!ENTITY")
+DECLARATION = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([^\"']*)", re.IGNORECASE)
+CHANNEL_TAGS = {
+    *("title", "link", "description", "ttl", "language", "generator", "copyright"),
+    *("lastBuildDate", "pubDate", "docs", "managingEditor", "webMaster", "item"),
+}
+ITEM_TAGS = {"title", "link", "description", "pubDate", "guid", "author"}
+# Text feedparser would read as HTML (a tag or a character reference) in a title or author.
+HTMLISH = re.compile(r"<|&#?\w+;")
+TAG = re.compile(r"<\s*(/?)\s*([^\s/>]*)")
+URL_ATTRIBUTE = re.compile(r"""\b(?:href|src)\s*=\s*["']?([^"'\s>]*)""", re.IGNORECASE)
+# An absolute URL that urljoin gives back unchanged: lower-case scheme, a plain
+# host, no empty query or fragment to drop.
+PLAIN_URL = re.compile(r"https?://[\w.:@%~!$&'()*+,;=-]+(?:/[^\s?#]*)?(?:\?[^\s#]+)?(?:#\S+)?\Z")
+# "Mon, 23 Nov 2026 10:00:00 GMT" (RFC 822 as RSS feeds write it), in UTC.
+MONTHS = {
+    name: number
+    for number, name in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
+    )
+}
+COMMON_DATE = re.compile(
+    r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?([0-9]{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct"
+    r"|Nov|Dec) ([0-9]{4}) ([0-9]{2}):([0-9]{2}):([0-9]{2}) (?:GMT|UT|UTC|\+0000)"
+)
+# feedparser's repair of text that was UTF-8 read as Latin-1, and of windows-1252 controls.
+CP1252_CONTROLS = re.compile("[\x80-\x9f]")
+
+
+class Refused(Exception):
+    """The document is outside the gate: feedparser reads it."""
+
+
+def parse(body, *, url="", content_type=""):
+    """A ``ParsedFeed``, or None when the document is outside the gate."""
+    try:
+        return read(body, url, content_type)
+    except Refused:
+        return None
+    except feeds.PARSER_BUGS:  # a bug of ours: feedparser still reads the feed
+        logger.warning("the fast RSS reader failed on %s; feedparser reads it", url, exc_info=True)
+        return None
+
+
+def read(body, base, content_type):
+    media, _, parameters = content_type.partition(";")
+    charset = re.search(r"charset\s*=\s*\"?([^\s;\"]+)", parameters, re.IGNORECASE)
+    if media.strip().lower() not in MEDIA_TYPES or (charset and not utf8(charset[1])):
+        raise Refused
+    declared = DECLARATION.match(body)
+    if declared and not utf8(declared[1].decode("ascii", "replace")):
+        raise Refused
+    # Without a DTD no entity can be defined: no billion laughs, no external
+    # entities; expat refuses any undefined one. (defusedxml would check the
+    # same, but through the pure-Python tree builder: 3x slower.)
+    # NUL bytes: UTF-16 without a byte order mark is valid UTF-8 too.
+    if b"\x00" in body or DTD.search(body):
+        raise Refused
+    limit = feeds.MAX_ENTRIES * feeds.PARSED_ENTRIES_PER_KEPT
+    try:
+        body.decode("utf-8")
+        # The same cut as feedparser's path: a document of 100,000 entries
+        # builds no tree of 100,000 entries.
+        root = ElementTree.fromstring(feeds.tidy(body, limit))
+    except (ValueError, LookupError, ElementTree.ParseError) as exc:  # feedparser judges those
+        raise Refused from exc
+    channels = list(root)
+    if root.tag != "rss" or root.attrib != {"version": "2.0"} or len(channels) != 1:
+        raise Refused
+    channel = channels[0]
+    if channel.tag != "channel" or channel.attrib:
+        raise Refused
+    fields, items = {}, []
+    for element in channel:
+        if element.tag not in CHANNEL_TAGS or element.attrib:
+            raise Refused
+        if element.tag == "item":
+            items.append(element)
+        elif element.tag in fields or len(element):
+            raise Refused
+        else:
+            fields[element.tag] = text_of(element)
+    drafts = [read_item(item, base) for item in items[:limit]]
+    title, description = fields.get("title", ""), fields.get("description", "")
+    if HTMLISH.search(title) or "<" in description:
+        raise Refused
+    return feeds.ParsedFeed(
+        title=feeds.plain_text(title, 500),
+        link=feeds.web_link(link(fields.get("link", ""), base)),
+        description=feeds.plain_text(description),
+        ttl_minutes=feeds.ttl_minutes(fields.get("ttl")),
+        entries=feeds.kept_entries(drafts),
+        parser="fastrss",
+    )
+
+
+def read_item(item, base):
+    fields, permalink = {}, False
+    for element in item:
+        if element.tag not in ITEM_TAGS or element.tag in fields or len(element):
+            raise Refused
+        if element.attrib and (element.tag != "guid" or set(element.attrib) != {"isPermaLink"}):
+            raise Refused
+        if element.tag == "guid":
+            permalink = element.get("isPermaLink", "true") == "true"
+        fields[element.tag] = text_of(element)
+    title, author = fields.get("title", ""), fields.get("author", "")
+    if HTMLISH.search(title) or HTMLISH.search(author):
+        raise Refused
+    guid = fields.get("guid", "")
+    if permalink and guid and absolute(guid, base) != guid:
+        raise Refused
+    if permalink and guid and "link" not in fields:
+        raise Refused  # feedparser takes such a guid for the link
+    body = fields.get("description", "")
+    check_markup(body)
+    return feeds.Draft(
+        guid=guid,
+        link=feeds.web_link(link(fields.get("link", ""), base)),
+        raw_title=title,
+        raw_author=author,
+        read_content=lambda: feeds.safe_html(body) if body else "",
+        published_at=date(fields.get("pubDate")),
+        updated_at=None,
+    )
+
+
+def text_of(element):
+    """An element's text as feedparser's ``pop`` leaves it: stripped, with its encoding repairs."""
+    value = (element.text or "").strip()
+    if value.isascii():
+        return value
+    with contextlib.suppress(UnicodeEncodeError, UnicodeDecodeError):
+        value = value.encode("iso-8859-1").decode("utf-8")
+    if CP1252_CONTROLS.search(value):
+        raise Refused
+    return value
+
+
+def link(value, base):
+    """A link as feedparser stores it (its query's ``&amp;`` undone); refused if relative."""
+    if not value:
+        return ""
+    if absolute(value, base) != value:
+        raise Refused
+    return re.sub("&([A-Za-z0-9_]+);", r"&\g<1>", value.replace("&amp;", "&"))
+
+
+def absolute(value, base):
+    """``value`` as feedparser resolves it against ``base``; None if it is relative."""
+    if PLAIN_URL.match(value):
+        return value  # what urljoin returns for it, without the 0.1 ms of urljoin
+    return _urljoin(base, value) if value.lower().startswith(("http://", "https://")) else None
+
+
+def check_markup(body):
+    """Refuse a body feedparser's sanitizer might read differently from nh3's."""
+    if "<" not in body:
+        return
+    if "<!" in body or "<?" in body:
+        raise Refused
+    for _, name in TAG.findall(body):
+        if name.lower() not in feeds.CONTENT_TAGS:
+            raise Refused
+    for url in URL_ATTRIBUTE.findall(body):
+        if not url.lower().startswith(("http://", "https://")):
+            raise Refused
+
+
+def date(value):
+    """A ``<pubDate>`` as feedparser reads it; refused if feedparser cannot."""
+    if not value:
+        return None
+    common = COMMON_DATE.fullmatch(value)
+    if common:
+        # What feedparser's RFC 822 parser returns for the form nearly every
+        # feed uses, without its 70 µs; any doubt (Feb 30, 24:00) goes to it.
+        day, month, year, hour, minute, second = common.groups()
+        with contextlib.suppress(ValueError):
+            moment = datetime(int(year), MONTHS[month], int(day), int(hour), int(minute),
+                              int(second), tzinfo=UTC)  # fmt: skip
+            return feeds.to_datetime(moment.timetuple())
+    parsed = _parse_date(value)
+    if parsed is None:
+        raise Refused  # feedparser's reading of an unknown date form is its own
+    return feeds.to_datetime(parsed)
+
+
+def utf8(name):
+    return name.strip().lower().replace("_", "-") in ("utf-8", "utf8")

@@ -1,0 +1,131 @@
+"""The fidelity check: one corpus document through ``parse()``, compared with feedparser's reading.
+
+Used by tests/djangofeeds/test_fidelity.py on feedparser 6.0.14's own test
+corpus (vendored in tests/corpus/feedparser, MIT-style licence beside it).
+``check`` returns the kinds of difference found in one document, each a short
+string; the test compares them with the reviewed list of intended ones.
+"""
+
+import re
+from pathlib import Path
+
+import feedparser
+
+from djangofeeds import fastrss
+from djangofeeds.parse import (
+    CONTENT_TAGS,
+    MAX_ENTRIES,
+    NotAFeed,
+    markup_left,
+    parse,
+    parse_with_feedparser,
+    plain_text,
+    stored,
+    to_datetime,
+    web_link,
+)
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "feedparser"
+# Every document is served as generic XML, so that feedparser reads it by its
+# own declaration (the corpus's HTTP header comments are not replayed).
+CONTENT_TYPE = "application/xml"
+TAG_NAME = re.compile(r"</?([a-zA-Z][a-zA-Z0-9]*)")
+ACTIVE = re.compile(
+    r"<script|<style|<iframe|<svg|<math|<form|<object|<embed|\son\w+\s*=|javascript:", re.I
+)
+
+
+def corpus_files():
+    return sorted(CORPUS.rglob("*.xml"))
+
+
+def name_of(path):
+    return path.relative_to(CORPUS).as_posix()
+
+
+def url_of(path):
+    return "http://example.org/corpus/" + name_of(path)
+
+
+def check(path):
+    """The differences of one document: ``set`` of short labels (empty when faithful)."""
+    body, url = path.read_bytes(), url_of(path)
+    found = set()
+    reading = feedparser.parse(
+        body, response_headers={"content-location": url, "content-type": CONTENT_TYPE}
+    )
+    try:
+        ours = parse(body, url=url, content_type=CONTENT_TYPE)
+    except NotAFeed:
+        if reading.version or reading.entries:
+            found.add("rejected, feedparser found a feed")
+        return found
+    if ours.parser == "fastrss":
+        slow = parse_with_feedparser(body, url=url, content_type=CONTENT_TYPE)
+        slow.parser = "fastrss"
+        if slow != ours:
+            found.add("fast reader differs from the feedparser path")
+    for text in [ours.title, ours.description] + [
+        value for entry in ours.entries for value in (entry.title, entry.author)
+    ]:
+        if markup_left(text):
+            found.add("markup in a plain-text field")
+    for entry in ours.entries:
+        if ACTIVE.search(entry.content) or any(
+            name.lower() not in CONTENT_TAGS for name in TAG_NAME.findall(entry.content)
+        ):
+            found.add("active markup in content")
+    if plain_text(reading.feed.get("title"), 500) != ours.title:
+        found.add("feed title")
+    expected = [expectation(entry) for entry in reading.entries]
+    for entry in ours.entries:
+        found |= compare(entry, expected)
+    distinct = {e["guid"] or e["link"] or (e["title"], e["text"]) for e in expected}
+    if len(ours.entries) < min(len(distinct), MAX_ENTRIES):
+        found.add("entries missing")
+    return found
+
+
+def expectation(entry):
+    """What feedparser's reading of an entry says we should store."""
+    details = [*entry.get("content", []), entry.get("summary_detail")]
+    body = next((d["value"] for d in details if d and d.get("value")), "")
+    return {
+        "guid": entry.get("id", "").strip(),
+        "title": plain_text(entry.get("title")),
+        "link": web_link(entry.get("link")),
+        "author": plain_text(entry.get("author"))[:500],
+        "published_at": to_datetime(
+            stored(entry, "published_parsed")
+            or stored(entry, "created_parsed")
+            or stored(entry, "updated_parsed")
+        ),
+        "updated_at": to_datetime(stored(entry, "updated_parsed")),
+        "text": plain_text(body),
+    }
+
+
+def compare(entry, expected):
+    """Differences between a stored entry and the feedparser entry it came from."""
+    candidates = [e for e in expected if e["guid"] and e["guid"] == entry.guid] or [
+        e for e in expected if (e["title"], e["link"]) == (entry.title, entry.link)
+    ]
+    if not candidates:
+        return {"entry not found in feedparser's reading"}
+    mine = {
+        "title": entry.title,
+        "link": entry.link,
+        "author": entry.author,
+        "published_at": entry.published_at,
+        "updated_at": entry.updated_at,
+        "text": plain_text(entry.content),
+    }
+    best = min(candidates, key=lambda e: sum(e[key] != value for key, value in mine.items()))
+    found = {f"entry {key}" for key, value in mine.items() if best[key] != value}
+    if best["guid"] and best["guid"] != entry.guid:
+        found.add("entry guid")
+    return found
+
+
+def fast_reader_takes(path):
+    return fastrss.parse(path.read_bytes(), url=url_of(path), content_type=CONTENT_TYPE) is not None
