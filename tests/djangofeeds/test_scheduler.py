@@ -7,7 +7,6 @@ from datetime import timedelta
 
 import pytest
 import redis
-from django.conf import settings as django_settings
 from django.core.cache import cache
 from django.db import connection, connections
 from django.utils import timezone
@@ -18,6 +17,7 @@ from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
 from djangofeeds.tasks import claim_feeds, enqueue_imports, import_feed, lock_key, refresh_feeds
 from project.celery import app as celery_app
 from tests.support.feed_server import numbered_items, rss
+from tests.support.queues import redis_list_key
 from tests.support.waiting import wait_until
 from tests.support.workers import feeds_worker
 
@@ -138,7 +138,7 @@ def test_a_broker_failure_mid_tick_leaves_no_stuck_claim_and_sends_nothing_twice
     monkeypatch.setattr(tasks, "PUBLISH_CHUNK", 3)  # 3 messages per pipeline
     make_feeds(10)
     client = redis.Redis.from_url(private_broker.url)
-    queue = f"{django_settings.VAR_DIR.name}:feeds"
+    queue = redis_list_key("feeds")
     real_apply_async = import_feed.apply_async
     calls = []
 

@@ -14,6 +14,7 @@ from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
 from djangofeeds.tasks import import_feed, lock_key, refresh_feeds
 from project.celery import app as celery_app
 from tests.support.feed_server import numbered_items, rss
+from tests.support.queues import queue_name
 
 pytestmark = pytest.mark.django_db
 
@@ -352,5 +353,6 @@ def test_the_tick_has_its_own_queue_and_expires_before_the_next_one():
     assert interval == 5
     assert entry.expire_seconds < interval and refresh_feeds.expires < interval
     route = celery_app.amqp.router.route({}, refresh_feeds.name, (), {})
-    assert route["queue"].name == "scheduler"
-    assert celery_app.amqp.router.route({}, import_feed.name, (), {})["queue"].name == "feeds"
+    assert route["queue"].name == queue_name("scheduler")
+    feeds = celery_app.amqp.router.route({}, import_feed.name, (), {})["queue"].name
+    assert feeds == queue_name("feeds")
