@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from djangofeeds.jsonfeed import media as from_json_feed
 from djangofeeds.media import (
     MAX_CATEGORIES,
     MAX_ENCLOSURES,
@@ -24,18 +25,6 @@ FIXTURES = Path(__file__).parent / "fixtures"
 def json_feed_item(guid):
     document = json.loads((FIXTURES / "jsonfeed-attachments.json").read_text())
     return next(item for item in document["items"] if item["id"] == guid)
-
-
-def from_json_feed(item, base_url):
-    """What a JSON Feed reader hands the rules: attachments and tags as plain dicts."""
-    dropped = Counter()
-    attachments = [
-        {"url": a.get("url"), "type": a.get("mime_type"), "length": a.get("size_in_bytes")}
-        for a in item.get("attachments", [])
-    ]
-    enclosures = enclosures_from(attachments, base_url, dropped)
-    categories = categories_from([{"name": tag} for tag in item.get("tags", [])], dropped)
-    return enclosures, categories, dropped
 
 
 def test_json_feed_attachments_resolved_deduplicated_and_typed():

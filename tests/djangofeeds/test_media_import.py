@@ -26,6 +26,29 @@ def categories_of(post_or_feed):
     return sorted(post_or_feed.categories.values_list("name", "domain"))
 
 
+def test_json_feed_attachments_and_tags_are_stored_by_the_same_rules(feed_server):
+    """JSON Feed attachments become enclosures and its tags categories, as RSS and Atom's do."""
+    url = feed_server.serve(
+        "/feed.json", fixture("jsonfeed-attachments.json"), content_type="application/feed+json"
+    )
+
+    result = import_feed(url)
+
+    assert result.as_dict()["created"] == 2
+    feed = Feed.objects.get(url=url)
+    second, first = feed.posts.get(guid="qc-2"), feed.posts.get(guid="qc-1")
+    # The relative attachment resolves against the feed's own (loopback) URL: not a public link.
+    assert enclosures_of(second) == [
+        ("https://queuecast.example.net/notes/qc-2.pdf", "application/pdf", None)
+    ]
+    assert categories_of(second) == [("Celery", ""), ("celery", ""), ("reliability", "")]
+    assert enclosures_of(first) == [
+        ("https://queuecast.example.net/audio/qc-1.mp3", "audio/mpeg", None)
+    ]
+    assert categories_of(first) == [("Pilot", "")]
+    assert "enclosure URLs that are not public http(s) links" in result.run.warning
+
+
 def test_podcast_import_stores_enclosures_and_categories(feed_server):
     url = feed_server.serve("/podcast.xml", fixture("podcast.xml"))
 
