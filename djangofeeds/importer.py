@@ -116,6 +116,7 @@ class Importer:
         self.feed, self.run, self.fence, self.retry = feed, run, fence, retry
         self.progress = progress or (lambda current, total: None)
         self.now = run.started_at
+        self.first_import = False  # store_posts finds out
 
     def execute(self):
         feed, run = self.feed, self.run
@@ -171,7 +172,7 @@ class Importer:
 
         started = time.perf_counter()
         run.created, run.updated = self.store_posts(parsed.entries, parsed.categories)
-        pruned = self.prune(parsed.entries) if run.created else 0
+        pruned = self.prune(parsed.entries, run.created) if run.created else 0
         run.warning = "; ".join(filter(None, [run.warning, left_out(parsed, pruned)]))
         rate = publishing_rate(parsed.entries, self.now)
         self.save_feed(
@@ -248,6 +249,7 @@ class Importer:
         # A feed never imported before usually has no posts (nor tombstones): one
         # query says so, instead of one SELECT of known guids per batch.
         first = self.feed.last_success_at is None and not self.feed.posts.exists()
+        self.first_import = first
         for start in range(0, total or 1, BATCH_SIZE):  # once for an empty feed (its categories)
             batch = entries[start : start + BATCH_SIZE]
             hashes = [e.guid_hash for e in batch]
@@ -289,10 +291,12 @@ class Importer:
             )
         )
 
-    def prune(self, entries):
+    def prune(self, entries, created):
         """Keep the feed's ``DJANGOFEEDS_KEEP_POSTS`` newest posts; return how many went."""
         if settings.DJANGOFEEDS_KEEP_POSTS <= 0:  # 0: no bound
             return 0
+        if self.first_import and created <= settings.DJANGOFEEDS_KEEP_POSTS:
+            return 0  # the feed holds only the posts it just created: none to prune
         return prune_posts(
             self.feed.pk,
             settings.DJANGOFEEDS_KEEP_POSTS,

@@ -32,7 +32,9 @@ from tests.support.services import free_port
 README = Path(settings.BASE_DIR) / "README.md"
 SITE = "http://127.0.0.1:8000/"
 EXAMPLE_FEED = "https://www.djangoproject.com/rss/weblog/"
-FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+FENCE = re.compile(
+    r"^ *```(\w*)\n(.*?)^ *```", re.MULTILINE | re.DOTALL
+)  # list items indent theirs
 # What a developer types in the checkout: the virtualenv's programs, maybe after VAR=value.
 COMMAND = re.compile(r"^(?:[A-Z_]+=\S+ )*(?:\.venv/bin/\S+|cat var/)")
 # Shown in the README but not run by this test, and why.
