@@ -793,7 +793,8 @@ def post_selects(captured):
     return [
         query["sql"]
         for query in captured.captured_queries
-        if query["sql"].startswith("SELECT") and '"djangofeeds_post"' in query["sql"]
+        # PostgreSQL wraps each side of the known-posts UNION in parentheses.
+        if query["sql"].lstrip("(").startswith("SELECT") and '"djangofeeds_post"' in query["sql"]
     ]
 
 
