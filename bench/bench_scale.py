@@ -465,9 +465,11 @@ def write(report, raw, times_304):
             + ", ".join(f"{kind} {seconds:.0f} s" for kind, seconds in by_kind.items())
             + f". A timeout holds a prefork process for the fetch timeout ({FETCH_TIMEOUT} s "
             "here) once per check, then the feed backs off (5 min, doubling): a dead feed costs "
-            "one timeout per check, never retries in the task. With 1% timeouts on 4 processes "
-            "that still weighs; more processes per core (or a threads pool for the feeds queue) "
-            "absorb it, since a waiting fetch uses no CPU."
+            f"one timeout per check, never retries in the task. With 2% timeouts on {processes} "
+            "processes that still weighs; more prefork processes per core absorb it, since a "
+            'waiting fetch uses no CPU (BENCH_SCALE_CONCURRENCY; README, "Running at scale"). '
+            "The threads pool would too, but it has no time limits: a stuck import could not be "
+            "stopped before its lock expires."
         )
     report.note(
         f"Mixed population: warm round {raw['round_mix_warm']['seconds']:.0f} s (first "
