@@ -453,7 +453,7 @@ def write(report, raw, times_304):
             f"Why not 10 ms per 304: of {task_304:.1f} ms, the fetch (a new HTTP connection to "
             f"the local server) takes {raw['fetch_ms_304_median']:.1f} ms; the rest is the lock "
             "(two memcached round trips), the fencing update, the feed's update and the "
-            "ImportRun insert (one commit), and above all waiting for a core: "
+            "ImportRun insert, and above all waiting for a core: "
             f"{processes} pool processes share 2 cores with PostgreSQL, Redis and the feed "
             "server. The workers used "
             f"{raw['worker_cpu_ms_per_304']:.1f} ms of CPU per feed, Celery's per-message work "
