@@ -157,7 +157,10 @@ class Importer:
                 fetched,
                 last_status=Outcome.NOT_MODIFIED,
                 last_http_status=fetched.status,
-                next_check_at=self.next_check(max_age=fetched.max_age),
+                # The pace the document showed when it was parsed, as for a 304.
+                next_check_at=self.next_check(
+                    max_age=fetched.max_age, rate=(feed.poll_interval, feed.newest_entry_at)
+                ),
             )
             return finish(feed, run, Outcome.NOT_MODIFIED)
 

@@ -602,15 +602,20 @@ def dated_items(*ages):
 def test_next_check_follows_the_publishing_rate_within_bounds(
     feed_server, settings, ages, expected
 ):
+    """A 200, a 304 and a 200 with the same bytes all wait the pace the document showed."""
     settings.DJANGOFEEDS_MIN_POLL_INTERVAL = 900
     settings.DJANGOFEEDS_MAX_POLL_INTERVAL = 86400
-    url = feed_server.serve("/rate.xml", rss(dated_items(*ages)), etag='"v1"')
+    body = rss(dated_items(*ages))
+    url = feed_server.serve("/rate.xml", body, etag='"v1"')
 
     first = import_feed(url)
     again = import_feed(url)  # answered 304: the pace the last document showed
+    feed_server.serve("/rate.xml", body)  # no validators: a 200 with the same bytes
+    same = import_feed(url)
 
-    assert again.outcome == Outcome.NOT_MODIFIED
-    for result in (first, again):
+    assert again.outcome == Outcome.NOT_MODIFIED and again.run.http_status == 304
+    assert same.outcome == Outcome.NOT_MODIFIED and same.run.http_status == 200
+    for result in (first, again, same):
         delay = result.feed.next_check_at - result.run.started_at
         assert abs(delay - expected) < timedelta(minutes=2)
 
