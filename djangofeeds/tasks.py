@@ -178,15 +178,12 @@ def run_import(
     nothing is imported. An unexpected error is recorded on the feed under the
     import's fencing number, then raised as ``ImportCrashed``.
     """
-    lock = CacheLock(
-        lock_key(task_name, url), expire=LOCK_EXPIRE, using=settings.DJANGOFEEDS_LOCK_CACHE
-    )
     recorded = {"task_id": task_id, "worker": worker, "refresh_run": refresh_run}
-    if not lock.acquire():
-        return record_attempt(
-            url, Outcome.SKIPPED, error="another worker is importing this feed", **recorded
-        )
-    try:
+    lock_cache = settings.DJANGOFEEDS_LOCK_CACHE
+    with CacheLock(lock_key(task_name, url), expire=LOCK_EXPIRE, using=lock_cache) as lock:
+        if not lock.acquired:
+            error = "another worker is importing this feed"
+            return record_attempt(url, Outcome.SKIPPED, error=error, **recorded)
         with lock.keep_alive():
             feed = Feed.objects.next_fence(url)
             if claim is not None and not holds_claim(feed, claim):
@@ -201,8 +198,6 @@ def run_import(
                 error = crash_message(exc)
                 record_crash(url, error, fence=feed.fence, **recorded)
                 raise ImportCrashed(error) from exc
-    finally:
-        lock.release()
 
 
 def describe(result):

@@ -13,7 +13,8 @@ from django.core.cache import cache
 from django.core.management import call_command
 
 from djangofeeds.checks import check_lock_cache
-from djangofeeds.locks import CacheLock, DatabaseRows, GenericCache, LockUnavailable, MemcachedMeta
+from djangofeeds.lock_backends import DatabaseRows, GenericCache, MemcachedMeta
+from djangofeeds.locks import CacheLock, LockUnavailable
 
 pytestmark = pytest.mark.django_db
 
