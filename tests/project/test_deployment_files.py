@@ -109,6 +109,15 @@ def test_compose_workers_split_feeds_from_spam(compose):
     assert sorted(worker_queues(compose, "worker")) == ["celery", "hipri", "spam"]
 
 
+def test_compose_feed_workers_run_several_processes_per_core(compose):
+    """worker-feeds sets its concurrency from FEEDS_WORKER_CONCURRENCY, by default 8 processes
+    (4 per core on 2 cores): imports wait on the network, and a dead feed holds a process."""
+    command = command_of(compose["services"]["worker-feeds"])
+    value = command[command.index("--concurrency") + 1]
+    match = re.fullmatch(r"\$\{FEEDS_WORKER_CONCURRENCY:-(\d+)\}", value)
+    assert match and int(match[1]) >= 8
+
+
 def test_compose_every_queue_has_exactly_one_worker_service(compose):
     """Each queue the settings declare, and each queue a task is routed to, is consumed by
     exactly one worker service."""
