@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from blog import moderation, spam
 from blog.models import Comment, CommentEvent
-from project.redact import hide_secrets
+from blog.redact import hide_secrets
 
 logger = logging.getLogger(__name__)
 Status, Kind = Comment.Status, CommentEvent.Kind

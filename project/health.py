@@ -9,7 +9,7 @@ from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 
-from project.celery import app as celery_app
+from blog.dispatch import check_broker
 
 logger = logging.getLogger(__name__)
 
@@ -44,11 +44,6 @@ def check_cache():
             raise CheckFailed("value written was not read back")
     finally:
         cache.delete(key)
-
-
-def check_broker():
-    with celery_app.connection_for_write() as conn:
-        conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=2)
 
 
 def check_spam():

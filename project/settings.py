@@ -242,7 +242,7 @@ LOGGING = {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
     # No secret in any line: the akismet library's refusal quotes the key.
-    "filters": {"hide_secrets": {"()": "project.redact.HideSecrets"}},
+    "filters": {"hide_secrets": {"()": "blog.redact.HideSecrets"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
