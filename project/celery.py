@@ -26,6 +26,14 @@ app = Celery("project")
 # Read every CELERY_* Django setting: CELERY_BROKER_URL becomes broker_url.
 app.config_from_object("django.conf:settings", namespace="CELERY")
 
+
+@app.on_after_configure.connect
+def make_broker_folders(sender, **kwargs):
+    """The filesystem broker's folders, made when the app reads its settings (web and
+    workers alike), not when the settings are imported."""
+    broker.make_folders(sender.conf.broker_transport_options)
+
+
 # Load tasks.py from every installed app, plus the cheat sheet's demo tasks,
 # which live in project/ (not an app).
 app.autodiscover_tasks()
