@@ -4,28 +4,12 @@ import pytest
 from akismet import CheckResponse
 
 from blog import spam
+from tests.blog.helpers import PAYLOAD_FIELDS
 from tests.factories import CommentFactory, EntryFactory
 from tests.factories import comment_payload as payload
 from tests.support.akismet_server import DISCARD_AUTHOR, SPAM_AUTHOR
 
 pytestmark = pytest.mark.django_db
-
-PAYLOAD_FIELDS = {
-    "user_ip",
-    "user_agent",
-    "referrer",
-    "permalink",
-    "comment_type",
-    "comment_author",
-    "comment_author_email",
-    "comment_author_url",
-    "comment_content",
-    "comment_date_gmt",
-    "comment_post_modified_gmt",
-    "blog_lang",
-    "blog_charset",
-    "honeypot_field_name",
-}
 
 
 def verdict(data):
