@@ -11,11 +11,9 @@ import logging
 from datetime import timedelta
 
 import akismet
-from akismet import CheckResponse
 from celery import Task, shared_task
 from celery.exceptions import Retry
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
 from blog import akismet_client, moderation, spam
@@ -28,11 +26,6 @@ Status, Kind = Comment.Status, CommentEvent.Kind
 # Worth trying again later: network errors, timeouts, 5xx (RequestError) and
 # answers that are not Akismet's (ProtocolError: a proxy's error page, say).
 TRANSIENT = (akismet.RequestError, akismet.ProtocolError)
-VERDICTS = {
-    CheckResponse.HAM: (Status.PUBLISHED, "ham"),
-    CheckResponse.SPAM: (Status.SPAM, "spam"),
-    CheckResponse.DISCARD: (Status.SPAM, "blatant spam (discard)"),
-}
 
 
 def comment_id_of(args, kwargs):
@@ -110,28 +103,7 @@ def spam_filter(self, comment_id, remote_addr=None):
     except akismet.ConfigurationError as exc:
         self.refused(comment.pk, exc)
         return None
-    status, label = VERDICTS[verdict]
-    detail = f"{spam.backend_name()}: {label}" + (f" ({reasons})" if reasons else "")
-    # The verdict and its history line commit together, or not at all.
-    with transaction.atomic():
-        updated = (
-            Comment.objects.pending()
-            .filter(pk=comment.pk)
-            .update(
-                status=status,
-                is_blatant=verdict == CheckResponse.DISCARD,
-                spam_checked_at=timezone.now(),
-                akismet_payload=payload,
-            )
-        )
-        if updated:
-            CommentEvent.objects.create(comment_id=comment.pk, kind=Kind.CHECKED, detail=detail)
-    if not updated:
-        return Comment.objects.filter(pk=comment.pk, status=Status.SPAM).exists()
-    if verdict == CheckResponse.DISCARD and settings.BLOG_SPAM_DELETE_BLATANT:
-        logger.info("comment %s is blatant spam: deleted", comment.pk)
-        Comment.objects.filter(pk=comment.pk).delete()
-    return status == Status.SPAM
+    return moderation.record_verdict(comment, verdict, reasons, payload)
 
 
 def send_feedback(task, comment_id, submit, name):

@@ -2,17 +2,17 @@
 
 With no environment at all the project runs on embedded defaults: SQLite, a
 filesystem Celery broker under ``var/``, Django's DatabaseCache for locks and the
-local spam rules. Every variable below is listed in the README's table; a test
-keeps the two in step.
+local spam rules. What holds logic lives beside it: env.py (reading and checking
+variables), backends.py (database and cache), broker.py (broker options).
+Every variable below is listed in the README's table; a test keeps the two in step.
 """
 
 from datetime import timedelta
 from pathlib import Path
 
-import dj_database_url
 from kombu import Exchange, Queue
 
-from project import broker, localenv
+from project import backends, broker, localenv
 from project.env import DEV_SECRET_KEY as DEV_SECRET_KEY  # a setting name, kept
 from project.env import (
     env_bool,
@@ -89,24 +89,12 @@ TEMPLATES = [
 # --- Database ---------------------------------------------------------------
 
 DATABASES = {
-    "default": dj_database_url.parse(
+    "default": backends.database(
         env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
         conn_max_age=env_int("DJANGO_CONN_MAX_AGE", 60),
-        conn_health_checks=True,
+        test_folder=VAR_DIR,
     )
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Web, worker and beat share one SQLite file: WAL lets readers run beside
-    # the writer, IMMEDIATE takes the write lock up front (no upgrade
-    # deadlocks), and the timeout waits for a busy writer instead of failing.
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"]["OPTIONS"] = {
-        "transaction_mode": "IMMEDIATE",
-        "timeout": 20,
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-    }
-    # A file, not memory, so that worker subprocesses in tests see the test data.
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -125,23 +113,7 @@ MEMCACHED_OPTIONS = {
     "retry_timeout": 1,
     "dead_timeout": 5,
 }
-if MEMCACHED_LOCATION:
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.memcached.PyMemcacheCache",
-            "LOCATION": MEMCACHED_LOCATION.split(","),
-            "OPTIONS": MEMCACHED_OPTIONS,
-        }
-    }
-else:
-    # DatabaseCache.add() is atomic through the table's primary key, so locks
-    # hold across processes even without memcached.
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
-            "LOCATION": "django_cache",
-        }
-    }
+CACHES = backends.caches(MEMCACHED_LOCATION, MEMCACHED_OPTIONS)
 
 # --- Auth, i18n, static -----------------------------------------------------
 

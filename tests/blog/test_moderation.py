@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import pytest
+from akismet import CheckResponse
 from django.contrib.auth.models import User
 from django.utils import timezone
 
@@ -88,3 +89,35 @@ def test_stale_pending_includes_never_sent_and_excludes_recent_and_decided():
     CommentFactory(last_dispatched_at=timezone.now())
     CommentFactory(last_dispatched_at=old, status="spam")
     assert list(moderation.stale_pending(30)) == [never, stale]
+
+
+def test_record_verdict_stores_status_payload_and_event_together(settings):
+    """Ham publishes the pending comment with its payload, time and a "checked" event that
+    names the backend; the answer is is_spam."""
+    settings.AKISMET_API_KEY = ""
+    comment = CommentFactory()
+    payload = {"comment_content": comment.comment}
+    assert moderation.record_verdict(comment, CheckResponse.HAM, "", payload) is False
+    comment.refresh_from_db()
+    assert (comment.status, comment.akismet_payload) == ("published", payload)
+    assert comment.spam_checked_at is not None
+    assert comment.events.get().detail == "local: ham"
+
+
+def test_record_verdict_loses_to_a_moderators_decision_made_meanwhile():
+    """A comment published by a moderator while the check ran stays published, no event."""
+    comment = CommentFactory()
+    Comment.objects.filter(pk=comment.pk).update(status="published")
+    assert moderation.record_verdict(comment, CheckResponse.SPAM, "", {}) is False
+    comment.refresh_from_db()
+    assert comment.status == "published" and kinds(comment) == []
+
+
+@pytest.mark.parametrize("delete_blatant", [False, True])
+def test_record_verdict_of_blatant_spam_flags_or_deletes(settings, delete_blatant):
+    """Discard is spam flagged blatant, and is deleted only with BLOG_SPAM_DELETE_BLATANT."""
+    settings.BLOG_SPAM_DELETE_BLATANT = delete_blatant
+    comment = CommentFactory()
+    assert moderation.record_verdict(comment, CheckResponse.DISCARD, "", {}) is True
+    kept = Comment.objects.filter(pk=comment.pk, status="spam", is_blatant=True).exists()
+    assert kept is not delete_blatant
