@@ -1,4 +1,5 @@
-"""What moderators, the sweeper and the command do to comments; the admin calls these too.
+"""Every change of a comment's status: the spam check's verdict, and what moderators, the
+sweeper and the command do (the admin calls these too).
 
 Each function changes status with a conditional update (a decision made in the
 meantime is not overwritten), writes the history, and dispatches any task
@@ -9,46 +10,24 @@ import logging
 from datetime import timedelta
 from functools import partial
 
+from akismet import CheckResponse
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from blog import spam
+from blog.dispatch import SUBMIT_HAM, SUBMIT_SPAM, dispatch_check, dispatch_feedback
 from blog.models import Comment, CommentEvent
 
 logger = logging.getLogger(__name__)
 Status, Kind = Comment.Status, CommentEvent.Kind
-
-
-def dispatch_check(comment_id, remote_addr=None):
-    """Send one spam check to the broker; a broker that is down only leaves it pending."""
-    from blog.tasks import spam_filter
-
-    try:
-        spam_filter.delay(comment_id=comment_id, remote_addr=remote_addr)
-    except Exception as exc:
-        logger.warning(
-            "could not dispatch the spam check of comment %s (%r): it stays pending "
-            "until recheck_pending_comments sends it again",
-            comment_id,
-            exc,
-        )
-        return False
-    return True
-
-
-def dispatch_feedback(task, comment_id):
-    """Queue a moderator's feedback to Akismet; when the broker is down, say so in the history."""
-    try:
-        task.delay(comment_id)
-    except Exception as exc:
-        logger.warning("could not queue %s for comment %s: %r", task.name, comment_id, exc)
-        CommentEvent.objects.create(
-            comment_id=comment_id,
-            kind=Kind.FEEDBACK_FAILED,
-            detail=f"{task.name} not queued ({type(exc).__name__}): mark the comment again",
-        )
-        return False
-    return True
+# The spam check's verdicts: the status each gives and the history's word for it.
+VERDICTS = {
+    CheckResponse.HAM: (Status.PUBLISHED, "ham"),
+    CheckResponse.SPAM: (Status.SPAM, "spam"),
+    CheckResponse.DISCARD: (Status.SPAM, "blatant spam (discard)"),
+}
 
 
 def _change_status(comments, new_status, kind, actor, only_from=None):
@@ -66,22 +45,45 @@ def _change_status(comments, new_status, kind, actor, only_from=None):
 
 def mark_spam(comments, actor=None):
     """Moderator says spam: status spam, and Akismet is told (submit-spam)."""
-    from blog.tasks import submit_spam
-
     changed = _change_status(comments, Status.SPAM, Kind.MARKED_SPAM, actor)
     for pk in changed:
-        transaction.on_commit(partial(dispatch_feedback, submit_spam, pk), robust=True)
+        transaction.on_commit(partial(dispatch_feedback, SUBMIT_SPAM, pk), robust=True)
     return len(changed)
 
 
 def mark_ham(comments, actor=None):
     """Moderator says not spam: published, and Akismet is told (submit-ham)."""
-    from blog.tasks import submit_ham
-
     changed = _change_status(comments, Status.PUBLISHED, Kind.MARKED_HAM, actor)
     for pk in changed:
-        transaction.on_commit(partial(dispatch_feedback, submit_ham, pk), robust=True)
+        transaction.on_commit(partial(dispatch_feedback, SUBMIT_HAM, pk), robust=True)
     return len(changed)
+
+
+def record_verdict(comment, verdict, reasons, payload):
+    """The spam check's answer: status, time and payload with a "checked" event, committed
+    together and only while the comment is pending (a moderator's decision made meanwhile
+    wins); blatant spam is deleted when BLOG_SPAM_DELETE_BLATANT is on. Returns is_spam."""
+    status, label = VERDICTS[verdict]
+    detail = f"{spam.backend_name()}: {label}" + (f" ({reasons})" if reasons else "")
+    with transaction.atomic():
+        updated = (
+            Comment.objects.pending()
+            .filter(pk=comment.pk)
+            .update(
+                status=status,
+                is_blatant=verdict == CheckResponse.DISCARD,
+                spam_checked_at=timezone.now(),
+                akismet_payload=payload,
+            )
+        )
+        if updated:
+            CommentEvent.objects.create(comment_id=comment.pk, kind=Kind.CHECKED, detail=detail)
+    if not updated:
+        return Comment.objects.filter(pk=comment.pk, status=Status.SPAM).exists()
+    if verdict == CheckResponse.DISCARD and settings.BLOG_SPAM_DELETE_BLATANT:
+        logger.info("comment %s is blatant spam: deleted", comment.pk)
+        Comment.objects.filter(pk=comment.pk).delete()
+    return status == Status.SPAM
 
 
 def publish(comments, actor=None):

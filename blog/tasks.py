@@ -1,20 +1,24 @@
-"""Background work on comments: the spam check, feedback to Akismet, the sweeper and the purge."""
+"""The blog's Celery tasks: thin wrappers over blog.spam and blog.moderation.
+
+The spam service's tasks share one retry idiom (``SpamServiceTask``): network
+errors, timeouts, 5xx and answers that are not Akismet's are retried by Celery
+with exponential backoff and full jitter; after the last retry the failure is
+recorded and the comment stays pending for the sweeper. A refused key or blog
+URL is recorded and not retried: only an operator can fix it.
+"""
 
 import logging
 from datetime import timedelta
 
 import akismet
-from akismet import CheckResponse
-from celery import shared_task
-from celery.signals import worker_process_init
-from celery.utils.time import get_exponential_backoff_interval
+from celery import Task, shared_task
+from celery.exceptions import Retry
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
-from blog import moderation, spam
+from blog import akismet_client, moderation, spam
 from blog.models import Comment, CommentEvent
-from project.redact import hide_secrets
+from blog.redact import hide_secrets
 
 logger = logging.getLogger(__name__)
 Status, Kind = Comment.Status, CommentEvent.Kind
@@ -22,72 +26,67 @@ Status, Kind = Comment.Status, CommentEvent.Kind
 # Worth trying again later: network errors, timeouts, 5xx (RequestError) and
 # answers that are not Akismet's (ProtocolError: a proxy's error page, say).
 TRANSIENT = (akismet.RequestError, akismet.ProtocolError)
-VERDICTS = {
-    CheckResponse.HAM: (Status.PUBLISHED, "ham"),
-    CheckResponse.SPAM: (Status.SPAM, "spam"),
-    CheckResponse.DISCARD: (Status.SPAM, "blatant spam (discard)"),
-}
 
 
-@worker_process_init.connect
-def forget_inherited_client(**kwargs):
-    # Sent by each forked pool process: verify the key in the child, not share
-    # the parent's HTTP connections.
-    spam.reset_client()
+def comment_id_of(args, kwargs):
+    return kwargs["comment_id"] if "comment_id" in kwargs else args[0]
 
 
-# No answer: the key or blog URL was refused (recorded, not retried).
-REFUSED = object()
+class SpamServiceTask(Task):
+    """A task that asks the spam service about ``comment_id``; ``failed_kind`` names its
+    history event when the service cannot answer."""
 
+    failed_kind = Kind.CHECK_FAILED
+    autoretry_for = TRANSIENT
+    retry_jitter = True
+    acks_late = True
 
-def ask_spam_service(task, comment_id, call, kind, label):
-    """Run ``call()`` against the spam service and return its answer.
+    # Read from the settings when Celery builds the task (the retry wrapper
+    # keeps the backoff), and at every retry (the limit).
+    @property
+    def retry_backoff(self):
+        return settings.BLOG_SPAM_RETRY_BACKOFF
 
-    A refused key or blog URL is recorded as a ``kind`` event and answers
-    ``REFUSED``, without a retry: only an operator can fix it (spam.py logged it
-    and flagged it for /healthz; the sweeper sends pending comments again
-    later). Transient errors are retried (``retry_or_give_up``).
-    """
-    try:
-        return call()
-    except akismet.ConfigurationError as exc:
-        CommentEvent.objects.create(
-            comment_id=comment_id,
-            kind=kind,
-            detail=f"{label}Akismet refused the key or blog URL ({type(exc).__name__})",
-        )
-        return REFUSED
-    except TRANSIENT as exc:
-        retry_or_give_up(task, comment_id, exc, kind)
+    @property
+    def retry_backoff_max(self):
+        return settings.BLOG_SPAM_RETRY_BACKOFF_MAX
 
+    @property
+    def max_retries(self):
+        return settings.BLOG_SPAM_MAX_RETRIES
 
-def retry_or_give_up(task, comment_id, exc, kind):
-    """Retry with exponential backoff and full jitter; after the last try, record and raise."""
-    retries = task.request.retries
-    if retries < settings.BLOG_SPAM_MAX_RETRIES:
-        countdown = get_exponential_backoff_interval(
-            settings.BLOG_SPAM_RETRY_BACKOFF,
-            retries,
-            settings.BLOG_SPAM_RETRY_BACKOFF_MAX,
-            full_jitter=True,
-        )
+    def on_retry(self, exc, task_id, args, kwargs, einfo):
+        retry = einfo.exception  # the Retry that Celery raised, wrapped in a worker
+        retry = retry if isinstance(retry, Retry) else retry.exc
         logger.warning(
             "comment %s: %s (%s); retry in %ss",
-            comment_id,
-            kind.label,
+            comment_id_of(args, kwargs),
+            self.failed_kind.label,
             hide_secrets(exc),
-            countdown,
+            retry.when,
         )
-        raise task.retry(exc=exc, countdown=countdown, max_retries=settings.BLOG_SPAM_MAX_RETRIES)
-    CommentEvent.objects.create(
-        comment_id=comment_id,
-        kind=kind,
-        detail=f"{type(exc).__name__}: {hide_secrets(exc)} (after {retries} retries)",
-    )
-    raise exc
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        """After the last retry: the history says why, and the comment stays as it was."""
+        if isinstance(exc, TRANSIENT):
+            retries = self.request.retries
+            CommentEvent.objects.create(
+                comment_id=comment_id_of(args, kwargs),
+                kind=self.failed_kind,
+                detail=f"{type(exc).__name__}: {hide_secrets(exc)} (after {retries} retries)",
+            )
+
+    def refused(self, comment_id, exc, label=""):
+        """Akismet refused the key or blog URL: recorded, not retried (the client logged
+        it and flagged it for /healthz; the sweeper sends pending comments again later)."""
+        CommentEvent.objects.create(
+            comment_id=comment_id,
+            kind=self.failed_kind,
+            detail=f"{label}Akismet refused the key or blog URL ({type(exc).__name__})",
+        )
 
 
-@shared_task(bind=True, acks_late=True)
+@shared_task(bind=True, base=SpamServiceTask)
 def spam_filter(self, comment_id, remote_addr=None):
     """Check a pending comment; publish ham, keep spam apart. Returns is_spam (None: unchecked)."""
     try:
@@ -99,64 +98,42 @@ def spam_filter(self, comment_id, remote_addr=None):
         # Already checked (a duplicate dispatch) or decided by a moderator.
         return comment.status == Status.SPAM
     payload = spam.build_payload(comment, remote_addr)
-    backend = spam.backend_name()
-    answer = ask_spam_service(
-        self, comment.pk, lambda: spam.judge(payload, comment_id=comment.pk), Kind.CHECK_FAILED, ""
-    )
-    if answer is REFUSED:
+    try:
+        verdict, reasons = spam.judge(payload, comment_id=comment.pk)
+    except akismet.ConfigurationError as exc:
+        self.refused(comment.pk, exc)
         return None
-    verdict, reasons = answer
-    status, label = VERDICTS[verdict]
-    detail = f"{backend}: {label}" + (f" ({reasons})" if reasons else "")
-    # The verdict and its history line commit together, or not at all.
-    with transaction.atomic():
-        updated = (
-            Comment.objects.pending()
-            .filter(pk=comment.pk)
-            .update(
-                status=status,
-                is_blatant=verdict == CheckResponse.DISCARD,
-                spam_checked_at=timezone.now(),
-                akismet_payload=payload,
-            )
-        )
-        if updated:
-            CommentEvent.objects.create(comment_id=comment.pk, kind=Kind.CHECKED, detail=detail)
-    if not updated:
-        return Comment.objects.filter(pk=comment.pk, status=Status.SPAM).exists()
-    if verdict == CheckResponse.DISCARD and settings.BLOG_SPAM_DELETE_BLATANT:
-        logger.info("comment %s is blatant spam: deleted", comment.pk)
-        Comment.objects.filter(pk=comment.pk).delete()
-    return status == Status.SPAM
+    return moderation.record_verdict(comment, verdict, reasons, payload)
 
 
-def _send_feedback(task, comment_id, submit, name):
+def send_feedback(task, comment_id, submit, name):
+    """Send a moderator's decision with the data the check was made with; True when sent."""
     try:
         comment = Comment.objects.select_related("entry").get(pk=comment_id)
     except Comment.DoesNotExist:
         return False
-    # The data the check was made with; a comment never checked gets it built now.
+    # A comment never checked gets its payload built now.
     payload = comment.akismet_payload or spam.build_payload(comment)
-    sent = ask_spam_service(
-        task, comment.pk, lambda: submit(payload), Kind.FEEDBACK_FAILED, f"{name}: "
-    )
-    if sent is REFUSED:
+    try:
+        sent = submit(payload)
+    except akismet.ConfigurationError as exc:
+        task.refused(comment.pk, exc, f"{name}: ")
         return False
     if sent:
         CommentEvent.objects.create(comment_id=comment.pk, kind=Kind.FEEDBACK_SENT, detail=name)
     return sent
 
 
-@shared_task(bind=True, acks_late=True)
+@shared_task(bind=True, base=SpamServiceTask, failed_kind=Kind.FEEDBACK_FAILED)
 def submit_spam(self, comment_id):
     """Tell Akismet a moderator found this comment to be spam."""
-    return _send_feedback(self, comment_id, spam.submit_spam, "submit-spam")
+    return send_feedback(self, comment_id, spam.submit_spam, "submit-spam")
 
 
-@shared_task(bind=True, acks_late=True)
+@shared_task(bind=True, base=SpamServiceTask, failed_kind=Kind.FEEDBACK_FAILED)
 def submit_ham(self, comment_id):
     """Tell Akismet a moderator found this comment not to be spam."""
-    return _send_feedback(self, comment_id, spam.submit_ham, "submit-ham")
+    return send_feedback(self, comment_id, spam.submit_ham, "submit-ham")
 
 
 @shared_task
@@ -164,7 +141,7 @@ def recheck_pending_comments():
     """Re-dispatch comments pending too long (broker down at POST time, lost tasks)."""
     minutes = settings.BLOG_SPAM_RECHECK_AFTER_MINUTES
     stale = moderation.stale_pending(minutes)
-    if spam.is_misconfigured():
+    if akismet_client.is_misconfigured():
         # Every check would fail the same way: send one as a probe, which
         # clears the flag once the key is accepted again (subscription renewed).
         stale = stale[:1]

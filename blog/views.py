@@ -14,9 +14,9 @@ from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from blog.dispatch import dispatch_check
 from blog.forms import CommentForm
 from blog.models import Comment, Entry
-from blog.moderation import dispatch_check
 
 
 class HttpResponseSeeOther(HttpResponseRedirect):

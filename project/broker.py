@@ -19,6 +19,7 @@ timeouts), and takes Celery's ``broker_connection_timeout`` as its
 """
 
 from dataclasses import dataclass
+from pathlib import Path
 
 REQUEST, WORKER = "request", "worker"
 
@@ -86,3 +87,25 @@ def celery_settings(url, role, transport_options=None):
         # and the next publish would go into a dead socket.
         "broker_heartbeat": timeouts.heartbeat,
     }
+
+
+# The transport options that name folders: kombu's filesystem transport needs them to exist.
+FOLDER_OPTIONS = ("data_folder_in", "data_folder_out", "control_folder")
+
+
+def filesystem_options(folder):
+    """The filesystem transport's options for a broker in ``folder`` (queue/, control/)."""
+    folder = Path(folder)
+    return {
+        "data_folder_in": str(folder / "queue"),
+        "data_folder_out": str(folder / "queue"),
+        "control_folder": str(folder / "control"),
+        "polling_interval": 0.2,
+    }
+
+
+def make_folders(transport_options):
+    """Create the folders the transport options name (none for Redis or RabbitMQ)."""
+    for name in FOLDER_OPTIONS:
+        if transport_options.get(name):
+            Path(transport_options[name]).mkdir(parents=True, exist_ok=True)

@@ -26,6 +26,14 @@ app = Celery("project")
 # Read every CELERY_* Django setting: CELERY_BROKER_URL becomes broker_url.
 app.config_from_object("django.conf:settings", namespace="CELERY")
 
+
+@app.on_after_configure.connect
+def make_broker_folders(sender, **kwargs):
+    """The filesystem broker's folders, made when the app reads its settings (web and
+    workers alike), not when the settings are imported."""
+    broker.make_folders(sender.conf.broker_transport_options)
+
+
 # Load tasks.py from every installed app, plus the cheat sheet's demo tasks,
 # which live in project/ (not an app).
 app.autodiscover_tasks()
@@ -49,7 +57,7 @@ def close_old_database_connections(task=None, **kwargs):
 @after_setup_task_logger.connect
 def hide_secrets_in_worker_logs(logger=None, **kwargs):
     """A worker sets up logging of its own (not the settings' LOGGING): filter its handlers too."""
-    from project.redact import hide_secrets_in
+    from blog.redact import hide_secrets_in
 
     hide_secrets_in(logger)
 

@@ -9,7 +9,8 @@ from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 
-from project.celery import app as celery_app
+from blog import akismet_client
+from blog.dispatch import check_broker
 
 logger = logging.getLogger(__name__)
 
@@ -46,19 +47,12 @@ def check_cache():
         cache.delete(key)
 
 
-def check_broker():
-    with celery_app.connection_for_write() as conn:
-        conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=2)
-
-
 def check_spam():
-    # Reads what workers recorded (blog.spam): asking Akismet on every probe
-    # would spend the site's API quota on health checks.
-    from blog import spam
-
-    if spam.backend_name() != "akismet":
+    # Reads what workers recorded (blog.akismet_client): asking Akismet on
+    # every probe would spend the site's API quota on health checks.
+    if not akismet_client.in_use():
         raise NotInUse
-    if spam.is_misconfigured():
+    if akismet_client.is_misconfigured():
         raise SpamServiceMisconfigured("Akismet refused the key or blog URL")
 
 

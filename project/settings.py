@@ -2,52 +2,29 @@
 
 With no environment at all the project runs on embedded defaults: SQLite, a
 filesystem Celery broker under ``var/``, Django's DatabaseCache for locks and the
-local spam rules. Every variable below is listed in the README's table; a test
-keeps the two in step.
+local spam rules. What holds logic lives beside it: env.py (reading and checking
+variables), backends.py (database and cache), broker.py (broker options).
+Every variable below is listed in the README's table; a test keeps the two in step.
 """
 
-import ipaddress
-import os
 from datetime import timedelta
 from pathlib import Path
 
-import dj_database_url
-from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
-from project import broker, localenv
+from project import backends, broker, localenv
+from project.env import DEV_SECRET_KEY as DEV_SECRET_KEY  # a setting name, kept
+from project.env import (
+    env_bool,
+    env_int,
+    env_list,
+    env_networks,
+    env_str,
+    refuse_trust_x_forwarded_for,
+    secret_key,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env_str(name, default=""):
-    return os.environ.get(name, default)
-
-
-def env_bool(name, default=False):
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    if value.lower() in {"1", "true", "yes", "on"}:
-        return True
-    if value.lower() in {"0", "false", "no", "off"}:
-        return False
-    raise ImproperlyConfigured(f"{name} must be 0 or 1, not {value!r}.")
-
-
-def env_int(name, default):
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}.") from None
-
-
-def env_list(name, default):
-    return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
-
 
 # The checkout's .env.local (make run writes it), so that manage.py and celery
 # in any terminal run on the stack's configuration; exported variables win.
@@ -59,16 +36,8 @@ VAR_DIR = Path(env_str("DJANGO_VAR_DIR", str(BASE_DIR / "var")))
 
 # --- Core -------------------------------------------------------------------
 
-DEV_SECRET_KEY = "django-insecure-dev-only-key-never-use-in-production"
 DEBUG = env_bool("DJANGO_DEBUG", False)
-SECRET_KEY = env_str("DJANGO_SECRET_KEY", DEV_SECRET_KEY)
-if not DEBUG and SECRET_KEY == DEV_SECRET_KEY:
-    raise ImproperlyConfigured(
-        "DJANGO_DEBUG is off but DJANGO_SECRET_KEY is not set: refusing to run with the "
-        "development secret key. Set DJANGO_SECRET_KEY to a long random value, e.g. "
-        "python -c 'import secrets; print(secrets.token_urlsafe(50))', "
-        "or set DJANGO_DEBUG=1 for development."
-    )
+SECRET_KEY = secret_key(DEBUG)  # the development key only with DEBUG on
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", "")
 
@@ -120,24 +89,12 @@ TEMPLATES = [
 # --- Database ---------------------------------------------------------------
 
 DATABASES = {
-    "default": dj_database_url.parse(
+    "default": backends.database(
         env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
         conn_max_age=env_int("DJANGO_CONN_MAX_AGE", 60),
-        conn_health_checks=True,
+        test_folder=VAR_DIR,
     )
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Web, worker and beat share one SQLite file: WAL lets readers run beside
-    # the writer, IMMEDIATE takes the write lock up front (no upgrade
-    # deadlocks), and the timeout waits for a busy writer instead of failing.
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"]["OPTIONS"] = {
-        "transaction_mode": "IMMEDIATE",
-        "timeout": 20,
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-    }
-    # A file, not memory, so that worker subprocesses in tests see the test data.
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -156,23 +113,7 @@ MEMCACHED_OPTIONS = {
     "retry_timeout": 1,
     "dead_timeout": 5,
 }
-if MEMCACHED_LOCATION:
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.memcached.PyMemcacheCache",
-            "LOCATION": MEMCACHED_LOCATION.split(","),
-            "OPTIONS": MEMCACHED_OPTIONS,
-        }
-    }
-else:
-    # DatabaseCache.add() is atomic through the table's primary key, so locks
-    # hold across processes even without memcached.
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
-            "LOCATION": "django_cache",
-        }
-    }
+CACHES = backends.caches(MEMCACHED_LOCATION, MEMCACHED_OPTIONS)
 
 # --- Auth, i18n, static -----------------------------------------------------
 
@@ -242,7 +183,7 @@ LOGGING = {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
     # No secret in any line: the akismet library's refusal quotes the key.
-    "filters": {"hide_secrets": {"()": "project.redact.HideSecrets"}},
+    "filters": {"hide_secrets": {"()": "blog.redact.HideSecrets"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
@@ -261,16 +202,10 @@ LOGGING = {
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://localhost/")
 CELERY_BROKER_TRANSPORT_OPTIONS = {}
 if CELERY_BROKER_URL.startswith("filesystem://"):
-    # One folder for every process: the web publishes, workers consume.
+    # One folder for every process: the web publishes, workers consume
+    # (project/celery.py makes the folders when the app is configured).
     BROKER_DIR = VAR_DIR / "broker"
-    for folder in ("queue", "control"):
-        (BROKER_DIR / folder).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(BROKER_DIR / "queue"),
-        "data_folder_out": str(BROKER_DIR / "queue"),
-        "control_folder": str(BROKER_DIR / "control"),
-        "polling_interval": 0.2,
-    }
+    CELERY_BROKER_TRANSPORT_OPTIONS = broker.filesystem_options(BROKER_DIR)
 # How long this process waits on the broker, in the names its transport honours
 # (Redis and py-amqp differ). These are a request's: a broker that is down or
 # hangs costs a request well under 2 s, and the callers keep what was not sent
@@ -344,20 +279,8 @@ BLOG_COMMENTS_PER_MINUTE = env_int("BLOG_COMMENTS_PER_MINUTE", 5)
 # (IPs or CIDR networks) has its visitor's IP read from X-Forwarded-For, the
 # right-most entry that is not a trusted proxy. From anyone else the header is
 # ignored: a client that reaches web directly cannot choose its own IP.
-BLOG_TRUSTED_PROXIES = env_list("BLOG_TRUSTED_PROXIES", "")
-for _network in BLOG_TRUSTED_PROXIES:
-    try:
-        ipaddress.ip_network(_network, strict=False)
-    except ValueError:
-        raise ImproperlyConfigured(
-            f"BLOG_TRUSTED_PROXIES: {_network!r} is not an IP address or network."
-        ) from None
-if os.environ.get("BLOG_TRUST_X_FORWARDED_FOR", "0") not in {"", "0"}:
-    # Trusting the header from anyone let every client pick its own IP (issue 14, S1).
-    raise ImproperlyConfigured(
-        "BLOG_TRUST_X_FORWARDED_FOR is gone: list your proxies' addresses in "
-        "BLOG_TRUSTED_PROXIES instead (e.g. BLOG_TRUSTED_PROXIES=10.0.0.5,172.16.0.0/12)."
-    )
+BLOG_TRUSTED_PROXIES = env_networks("BLOG_TRUSTED_PROXIES")
+refuse_trust_x_forwarded_for()
 # Seconds one Akismet request may take; the visitor never waits for it.
 BLOG_AKISMET_TIMEOUT = 5
 # A worker that found the key invalid asks again only after this many seconds

@@ -8,7 +8,7 @@ import pytest
 import redis
 from django.conf import settings
 
-from blog import spam
+from blog import akismet_client
 from project import broker
 from project.celery import app as celery_app
 from tests.blog.helpers import FAST_RETRIES, KEY
@@ -187,6 +187,6 @@ def akismet_settings(settings, akismet):
     settings.AKISMET_API_URL = akismet.url
     for name, value in FAST_RETRIES.items():
         setattr(settings, name, value)
-    spam.reset_client()
+    akismet_client.reset_client()
     yield settings
-    spam.reset_client()
+    akismet_client.reset_client()

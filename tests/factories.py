@@ -6,6 +6,7 @@ import factory
 from django.utils import timezone
 
 from blog.models import Comment, Entry
+from blog.spam import build_payload
 
 
 class EntryFactory(factory.django.DjangoModelFactory):
@@ -50,3 +51,8 @@ class PostFactory(factory.django.DjangoModelFactory):
     content = "<p>Some content.</p>"
     published_at = factory.LazyFunction(timezone.now)
     checksum = ""
+
+
+def comment_payload(**comment_fields):
+    """The Akismet payload (blog.spam.build_payload) of a new comment with these fields."""
+    return build_payload(CommentFactory(**comment_fields))

@@ -9,7 +9,8 @@ and their workers share one broker and one database, and nothing of a
 import os
 import tempfile
 
-os.environ.setdefault("DJANGO_VAR_DIR", tempfile.mkdtemp(prefix="project-tests-"))
+if not os.environ.get("DJANGO_VAR_DIR"):  # a worker subprocess inherits its session's
+    os.environ["DJANGO_VAR_DIR"] = tempfile.mkdtemp(prefix="project-tests-")
 os.environ.setdefault("DJANGO_DEBUG", "1")
 os.environ.setdefault("DJANGOFEEDS_ALLOW_PRIVATE_HOSTS", "1")
 # No .env.local: a make run in this checkout must not configure the tests.

@@ -2,7 +2,7 @@
 
 import pytest
 
-from blog import spam
+from blog import akismet_client
 from tests.blog.helpers import worker_env
 from tests.support.workers import WorkerProcess
 
@@ -13,7 +13,7 @@ def isolated_blog_state(settings):
     no test sees another's recorded Akismet misconfiguration (also in the cache)."""
     settings.BLOG_COMMENTS_PER_MINUTE = 0
     yield
-    spam.clear_misconfigured()
+    akismet_client.clear_misconfigured()
 
 
 @pytest.fixture(scope="package")

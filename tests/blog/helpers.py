@@ -12,6 +12,24 @@ FAST_RETRIES = {
     "BLOG_AKISMET_TIMEOUT": 1,
 }
 
+# What Akismet uses, as the issue lists it: every check must send all of it.
+PAYLOAD_FIELDS = {
+    "user_ip",
+    "user_agent",
+    "referrer",
+    "permalink",
+    "comment_type",
+    "comment_author",
+    "comment_author_email",
+    "comment_author_url",
+    "comment_content",
+    "comment_date_gmt",
+    "comment_post_modified_gmt",
+    "blog_lang",
+    "blog_charset",
+    "honeypot_field_name",
+}
+
 
 def worker_env(stand_in, key=KEY, **extra):
     """Environment of a worker that checks comments against the stand-in."""

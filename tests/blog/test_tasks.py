@@ -7,7 +7,7 @@ from akismet import APIKeyError
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
-from blog import spam
+from blog import akismet_client
 from blog.models import Comment
 from blog.tasks import purge_spam, recheck_pending_comments, spam_filter
 from tests.factories import CommentFactory
@@ -80,7 +80,7 @@ def test_recheck_pending_comments_sends_one_probe_while_akismet_refuses_the_key(
     settings.AKISMET_API_KEY = "refused-key"
     old = timezone.now() - timedelta(hours=1)
     first, second = CommentFactory(last_dispatched_at=old), CommentFactory(last_dispatched_at=old)
-    spam.record_misconfigured(APIKeyError("refused"))
+    akismet_client.record_misconfigured(APIKeyError("refused"))
     with django_capture_on_commit_callbacks() as callbacks:
         assert recheck_pending_comments() == 1
     assert len(callbacks) == 1

@@ -8,48 +8,13 @@ from django.utils import timezone
 
 from blog.models import Comment
 from blog.tasks import recheck_pending_comments
-from tests.blog.helpers import worker_env
+from tests.blog.helpers import PAYLOAD_FIELDS, worker_env
 from tests.factories import EntryFactory
 from tests.support.akismet_server import DISCARD_AUTHOR, SPAM_AUTHOR
+from tests.support.comments import kinds, post, settled
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-FORM = {"email_address": "reader@example.com", "comment": "Thanks, this helped me a lot."}
-
-
-def post(client, entry, name="Ada", **fields):
-    response = client.post(
-        f"/blog/{entry.slug}/comment/",
-        FORM | {"name": name} | fields,
-        REMOTE_ADDR="203.0.113.50",
-        HTTP_USER_AGENT="TestBrowser/2.0",
-    )
-    assert response.status_code == 303
-    return Comment.objects.latest("pk")
-
-
-def settled(comment, timeout=30):
-    """The comment once a check has finished with it (checked or failed for good)."""
-
-    def done():
-        return comment.events.filter(kind__in=["checked", "check_failed"]).exists()
-
-    wait_until(done, timeout, message=f"a finished check of comment {comment.pk}")
-    comment.refresh_from_db()
-    return comment
-
-
-# What Akismet uses, as the issue lists it: every check must send all of it.
-PAYLOAD_FIELDS = {
-    "user_ip", "user_agent", "referrer", "permalink", "comment_type", "comment_author",
-    "comment_author_email", "comment_author_url", "comment_content", "comment_date_gmt",
-    "comment_post_modified_gmt", "blog_lang", "blog_charset", "honeypot_field_name",
-}  # fmt: skip
-
-
-def kinds(comment):
-    return list(comment.events.values_list("kind", flat=True))
 
 
 def test_normal_comment_is_published_and_spam_kept_apart(client, spam_worker, akismet):
@@ -121,9 +86,11 @@ def test_broker_down_at_post_time(client, private_broker, akismet, worker_factor
     assert time.monotonic() - started < 2
     assert comment.status == "pending"
     private_broker.start()
-    worker_factory(queues=["spam"], concurrency=1, env=worker_env(akismet) | {
-        "CELERY_BROKER_URL": private_broker.url,
-    })  # fmt: skip
+    worker_factory(
+        queues=["spam"],
+        concurrency=1,
+        env=worker_env(akismet, CELERY_BROKER_URL=private_broker.url),
+    )
     Comment.objects.filter(pk=comment.pk).update(
         last_dispatched_at=timezone.now() - timedelta(hours=1)
     )
@@ -167,6 +134,10 @@ def test_moderator_feedback_sends_the_stored_payload(client, admin_client, spam_
         assert sent == comment.akismet_payload
     wait_until(lambda: comment.events.filter(kind="feedback_sent").count() == 2)
     assert kinds(comment) == [
-        "checked", "marked_spam", "feedback_sent", "marked_ham", "feedback_sent"
-    ]  # fmt: skip
+        "checked",
+        "marked_spam",
+        "feedback_sent",
+        "marked_ham",
+        "feedback_sent",
+    ]
     assert len(akismet.calls("comment-check")) == 1  # feedback only, no new check

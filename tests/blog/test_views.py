@@ -14,6 +14,7 @@ from django.utils import timezone
 from blog.models import Comment
 from tests.blog.helpers import fresh_ip
 from tests.factories import CommentFactory, EntryFactory
+from tests.support.comments import VALID, post_comment
 from tests.support.queues import redis_list_key
 
 pytestmark = pytest.mark.django_db
@@ -68,17 +69,6 @@ def test_entry_text_is_escaped(client):
 
 
 # --- comments ----------------------------------------------------------------
-
-VALID = {
-    "name": "Ada",
-    "email_address": "ada@example.com",
-    "homepage": "https://ada.example.com/",
-    "comment": "Lovely post about queues.",
-}
-
-
-def post_comment(client, entry, data=None, **headers):
-    return client.post(f"/blog/{entry.slug}/comment/", data or VALID, **headers)
 
 
 def test_add_comment_stores_a_pending_comment_and_redirects(
@@ -314,9 +304,11 @@ def test_comment_fields_are_escaped_on_the_page(client):
     assert response.status_code == 303
     Comment.objects.update(status="published")
     CommentFactory(
-        entry=entry, name="Homer", homepage='https://example.com/"><script>alert(2)</script>',
+        entry=entry,
+        name="Homer",
+        homepage='https://example.com/"><script>alert(2)</script>',
         status="published",
-    )  # fmt: skip
+    )
     text = client.get(entry.get_absolute_url()).content.decode()
     assert "<script>alert" not in text
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in text

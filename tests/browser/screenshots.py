@@ -120,29 +120,42 @@ def test_screenshots(page, browser, live_server, operator, feed_server):
     ]
     entry = entries[0]
     CommentFactory(
-        entry=entry, name="Grace", status="published", pub_date=now - timedelta(hours=20),
+        entry=entry,
+        name="Grace",
+        status="published",
+        pub_date=now - timedelta(hours=20),
         comment="The part about fencing finally made leases click for me. Thank you!",
-    )  # fmt: skip
+    )
     CommentFactory(
-        entry=entry, name="Linus", homepage="https://example.org/", status="published",
+        entry=entry,
+        name="Linus",
+        homepage="https://example.org/",
+        status="published",
         pub_date=now - timedelta(hours=3),
         comment="Does the same hold with several memcached servers?\n\nSee the README's limits.",
-    )  # fmt: skip
+    )
     flagged = CommentFactory(
-        entry=entry, name="Margaret", status="published", pub_date=now - timedelta(hours=2),
+        entry=entry,
+        name="Margaret",
+        status="published",
+        pub_date=now - timedelta(hours=2),
         comment="Great write-up, bookmarked: https://example.net/",
         referrer=f"http://localhost:8000{entry.get_absolute_url()}",
-        last_dispatched_at=now - timedelta(hours=2), spam_checked_at=now - timedelta(minutes=119),
-    )  # fmt: skip
+        last_dispatched_at=now - timedelta(hours=2),
+        spam_checked_at=now - timedelta(minutes=119),
+    )
     for kind, actor, detail, minutes in [
         (CommentEvent.Kind.CHECKED, None, "akismet: spam", 119),
         (CommentEvent.Kind.MARKED_HAM, operator, "", 60),
         (CommentEvent.Kind.FEEDBACK_SENT, None, "submit-ham", 59),
     ]:
         CommentEvent.objects.create(
-            comment=flagged, kind=kind, actor=actor, detail=detail,
+            comment=flagged,
+            kind=kind,
+            actor=actor,
+            detail=detail,
             created_at=now - timedelta(minutes=minutes),
-        )  # fmt: skip
+        )
     feeds = []
     for title, posts in POSTS.items():
         url = serve_feed(feed_server, title, posts)

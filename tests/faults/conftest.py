@@ -2,7 +2,7 @@
 
 import pytest
 
-from blog import spam
+from blog import akismet_client
 
 
 @pytest.fixture
@@ -15,4 +15,4 @@ def no_rate_limit(settings):
 def forget_refused_key():
     """A refused key is recorded in the shared cache (for /healthz): not for later tests."""
     yield
-    spam.clear_misconfigured()
+    akismet_client.clear_misconfigured()

@@ -4,12 +4,12 @@ misbehaving. Every comment is kept and, in effect, checked exactly once."""
 import pytest
 from django.core.management import call_command
 
-from blog import spam
+from blog import akismet_client
 from blog.models import Comment
 from blog.tasks import spam_filter
 from tests.blog.helpers import FAST_RETRIES, worker_env
-from tests.blog.test_tasks_worker import kinds, post, settled
 from tests.factories import CommentFactory, EntryFactory
+from tests.support.comments import kinds, post, settled
 from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("no_rate_limit")]
@@ -97,7 +97,7 @@ def test_akismet_returning_garbage_500s_slow_answers_and_invalid_for_the_key(
         akismet.keys.clear()
     else:
         akismet_settings.AKISMET_API_KEY = "revoked-key"
-        spam.reset_client()
+        akismet_client.reset_client()
     comment = CommentFactory()
 
     spam_filter.apply(kwargs={"comment_id": comment.pk})

@@ -20,15 +20,15 @@ from django.test import Client
 from django_celery_results.models import TaskResult
 
 from blog.models import Comment, CommentEvent
+from blog.redact import HideSecrets
 from djangofeeds.models import Feed, ImportRun
 from project.celery import app as celery_app
-from project.redact import HideSecrets
 from project.tasks import add
 from tests.blog.helpers import fresh_ip, worker_env
 from tests.factories import CommentFactory, EntryFactory, FeedFactory
-from tests.project.test_settings import production_env, run_python
 from tests.support.feed_server import numbered_items, rss
 from tests.support.services import free_port
+from tests.support.settings_env import production_env, run_python
 from tests.support.waiting import wait_until
 
 BASE = Path(django_settings.BASE_DIR)

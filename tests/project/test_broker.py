@@ -81,9 +81,19 @@ def test_beat_runs_with_worker_timeouts(tmp_path):
     env = dict(os.environ, DJANGO_SETTINGS_MODULE="tests.settings")
     # A file schedule with no entries: this beat publishes nothing into the session's queues.
     argv = [
-        sys.executable, "-m", "celery", "-A", "project", "beat", "-l", "INFO",
-        "--scheduler", "celery.beat:PersistentScheduler", "-s", str(tmp_path / "schedule"),
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "project",
+        "beat",
+        "-l",
+        "INFO",
+        "--scheduler",
+        "celery.beat:PersistentScheduler",
+        "-s",
+        str(tmp_path / "schedule"),
+    ]
     beat = WatchedProcess(argv, cwd=settings.BASE_DIR, env=env)
     try:
         line = beat.wait_for(r"broker timeouts: worker \(connect ([\d.]+) s, io ([\d.]+) s", 60)

@@ -26,11 +26,15 @@ QUEUES = {queue.name for queue in project_settings.CELERY_TASK_QUEUES}
 
 
 def settings_variables():
-    """Every environment variable project/settings.py reads (and its env file loader)."""
+    """Every environment variable project/settings.py reads (with env.py and localenv.py)."""
     source = "".join(
-        (BASE / "project" / name).read_text() for name in ("settings.py", "localenv.py")
+        (BASE / "project" / name).read_text() for name in ("settings.py", "env.py", "localenv.py")
     )
-    return set(re.findall(r'(?:env_(?:str|bool|int|list)|environ\.get)\(\s*"([A-Z0-9_]+)"', source))
+    return set(
+        re.findall(
+            r'(?:env_(?:str|bool|int|list|networks)|environ\.get)\(\s*"([A-Z0-9_]+)"', source
+        )
+    )
 
 
 @pytest.fixture(scope="module")

@@ -99,9 +99,15 @@ def test_readme_lists_each_command_of_the_project():
     """The parse finds the README's commands, one at least for every management command."""
     commands = " ".join(readme_commands(README.read_text()))
     for name in (
-        "addfeed", "import_feeds", "opml_import", "opml_export", "recheck_comments",
-        "changepassword", "shell", "check --deploy",
-    ):  # fmt: skip
+        "addfeed",
+        "import_feeds",
+        "opml_import",
+        "opml_export",
+        "recheck_comments",
+        "changepassword",
+        "shell",
+        "check --deploy",
+    ):
         assert f"manage.py {name}" in commands, name
     assert "celery -A project worker" in commands
     for part in NOT_RUN_HERE:  # no stale exception

@@ -99,6 +99,14 @@ class Redis(ServerProcess):
     def argv(self):
         return [
             require_program(self.program, self.package),
-            "--bind", self.host, "--port", str(self.port),
-            "--save", "", "--appendonly", "no", "--daemonize", "no",
-        ]  # fmt: skip
+            "--bind",
+            self.host,
+            "--port",
+            str(self.port),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "no",
+        ]

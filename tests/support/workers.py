@@ -52,10 +52,10 @@ class WorkerProcess:
     def argv(self):
         name = f"test-{uuid.uuid4().hex[:8]}@%h"
         return [
-            sys.executable, "-m", "celery", "-A", "project", "worker",
-            "-Q", ",".join(self.queues), "-c", str(self.concurrency), "-n", name,
-            "-l", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat",
-        ]  # fmt: skip
+            *(sys.executable, "-m", "celery", "-A", "project", "worker"),
+            *("-Q", ",".join(self.queues), "-c", str(self.concurrency), "-n", name),
+            *["-l", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        ]
 
     def start(self, timeout=60):
         self.watched = WatchedProcess(self.argv(), cwd=settings.BASE_DIR, env=self.env())

@@ -4,8 +4,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from blog import moderation
+from blog.dispatch import check_broker
 from blog.models import Comment
-from project.health import check_broker
 
 
 class Command(BaseCommand):
@@ -29,7 +29,7 @@ class Command(BaseCommand):
         if older_than < 0:
             raise CommandError("--older-than must be 0 or more minutes.")
         try:
-            check_broker()  # the health check's probe: say so now, not once per comment
+            check_broker()  # say so now, not once per comment
         except Exception as exc:
             raise CommandError(
                 f"Cannot reach the Celery broker ({type(exc).__name__}): nothing sent. "

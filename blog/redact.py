@@ -4,7 +4,9 @@ Libraries put secrets into their messages (the akismet library's refusal
 reads "Found API key: <the key>"). ``hide_secrets`` replaces every configured
 secret in a text; ``HideSecrets`` does it to every log record, message and
 traceback alike, on the console handler of the settings' LOGGING and on
-Celery's own handlers (project/celery.py).
+Celery's own handlers (project/celery.py). It lives in the blog because the
+blog is what talks to Akismet, and the blog stores the messages (a comment's
+history); the project's logging uses it from here, so no app imports project/.
 """
 
 import logging

@@ -1,0 +1,151 @@
+"""This process's Akismet client: the key verified once, a refusal recorded for /healthz.
+
+Callers see only the akismet library's exceptions. The key is verified when the
+client is first built (once per process: a forked child builds its own, see
+``reset_client``); a key Akismet refuses is asked about again only after
+BLOG_AKISMET_KEY_RETRY_AFTER seconds, and is recorded in the cache, where
+``/healthz`` reads it.
+"""
+
+import hashlib
+import logging
+import os
+import threading
+import time
+
+import akismet
+import httpx
+from django.conf import settings
+from django.core.cache import cache
+
+logger = logging.getLogger(__name__)
+
+MISCONFIGURED_KEY = "blog:akismet-misconfigured"
+USER_AGENT = f"djangofeeds-blog | {akismet.USER_AGENT}"
+
+_lock = threading.Lock()
+_client = None
+_failure = None  # (when, exception) of this process's last failed key check
+
+
+def in_use():
+    """True when an API key is configured: Akismet judges, not the local rules."""
+    return bool(settings.AKISMET_API_KEY)
+
+
+class RebasedTransport(httpx.HTTPTransport):
+    """Sends each request to AKISMET_API_URL: the library hard-codes rest.akismet.com."""
+
+    def __init__(self, base_url, **kwargs):
+        super().__init__(**kwargs)
+        self.base = httpx.URL(base_url)
+
+    def handle_request(self, request):
+        prefix = self.base.path.rstrip("/")
+        request.url = request.url.copy_with(
+            scheme=self.base.scheme,
+            host=self.base.host,
+            port=self.base.port,
+            path=prefix + request.url.path,
+        )
+        request.headers["Host"] = request.url.netloc.decode("ascii")
+        return super().handle_request(request)
+
+
+def _new_client():
+    http = httpx.Client(
+        headers={"User-Agent": USER_AGENT},
+        timeout=settings.BLOG_AKISMET_TIMEOUT,
+        transport=RebasedTransport(settings.AKISMET_API_URL),
+    )
+    config = akismet.Config(key=settings.AKISMET_API_KEY, url=settings.AKISMET_BLOG_URL)
+    try:
+        return akismet.SyncClient.validated_client(config=config, http_client=http)
+    except Exception:
+        http.close()
+        raise
+
+
+def get_client():
+    """This process's validated client: verify-key runs once, not per call."""
+    global _client, _failure
+    with _lock:
+        if _client is not None:
+            return _client
+        if _failure and time.monotonic() - _failure[0] < settings.BLOG_AKISMET_KEY_RETRY_AFTER:
+            record_misconfigured(_failure[1])
+            raise _failure[1]
+        try:
+            _client = _new_client()
+        except akismet.ConfigurationError as exc:
+            _failure = (time.monotonic(), exc)
+            record_misconfigured(exc)
+            raise
+        _failure = None
+        clear_misconfigured()
+        return _client
+
+
+def reset_client():
+    """Forget the client: the next call verifies the key again."""
+    global _client, _failure
+    with _lock:
+        _client, _failure = None, None
+
+
+# A forked child (a prefork worker process, any forking server) must not share
+# its parent's HTTP connections: it verifies the key with a client of its own.
+os.register_at_fork(after_in_child=reset_client)
+
+
+def call(operation):
+    """``operation(client)`` with this process's client; a key refused now is recorded."""
+    global _client, _failure
+    client = get_client()
+    try:
+        return operation(client)
+    except akismet.ConfigurationError as exc:
+        # The key was valid at start-up and is not any more (revoked, lapsed).
+        with _lock:
+            _client, _failure = None, (time.monotonic(), exc)
+        record_misconfigured(exc)
+        raise
+
+
+# --- what /healthz reads ----------------------------------------------------
+
+
+def config_fingerprint():
+    """A hash of the Akismet settings, so a fixed key is not reported as still broken."""
+    text = "|".join([settings.AKISMET_API_KEY, settings.AKISMET_BLOG_URL, settings.AKISMET_API_URL])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def record_misconfigured(exc):
+    # The library's message quotes the key: only the blog URL is worth showing.
+    logger.error(
+        "Akismet refused the configuration (key or blog URL %s): %s",
+        settings.AKISMET_BLOG_URL,
+        type(exc).__name__,
+    )
+    try:
+        cache.set(MISCONFIGURED_KEY, config_fingerprint(), timeout=None)
+    except Exception:
+        logger.warning("could not record the Akismet misconfiguration in the cache", exc_info=True)
+
+
+def clear_misconfigured():
+    try:
+        cache.delete(MISCONFIGURED_KEY)
+    except Exception:
+        logger.warning("could not clear the Akismet misconfiguration in the cache", exc_info=True)
+
+
+def is_misconfigured():
+    """True when a worker found the current Akismet settings refused."""
+    if not in_use():
+        return False
+    try:
+        return cache.get(MISCONFIGURED_KEY) == config_fingerprint()
+    except Exception:
+        return False  # the cache check reports an unreachable cache

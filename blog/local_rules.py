@@ -1,0 +1,34 @@
+"""The local spam rules, used when no AKISMET_API_KEY is set: links, blocked words, copies."""
+
+import re
+
+from django.conf import settings
+
+from blog.models import Comment
+
+# A whole URL counts once: "https://www.example.com" is one link, not two.
+LINK = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+
+
+def local_reasons(payload, comment_id=None):
+    """The local rules a payload breaks, as short phrases (empty: looks fine)."""
+    text = payload["comment_content"]
+    reasons = []
+    links = len(LINK.findall(text)) + bool(payload.get("comment_author_url"))
+    if links > settings.BLOG_SPAM_MAX_LINKS:
+        reasons.append(f"{links} links")
+    # Whitespace folded, so a line break cannot split a blocked phrase.
+    lowered = " ".join([*text.lower().split(), *payload.get("comment_author", "").lower().split()])
+    reasons += [
+        f"blocked word {word!r}"
+        for word in settings.BLOG_SPAM_BLOCKED_WORDS
+        # Whole words only: "cialis" must not flag a "specialist".
+        if re.search(rf"(?<!\w){re.escape(word.lower())}(?!\w)", lowered)
+    ]
+    # Only earlier comments: re-checking the original must not make it a copy of its copy.
+    duplicates = Comment.objects.filter(comment=text)
+    if comment_id is not None:
+        duplicates = duplicates.filter(pk__lt=comment_id)
+    if text.strip() and duplicates.exists():
+        reasons.append("same text as an earlier comment")
+    return reasons
