@@ -40,9 +40,15 @@ KEY = "bench-key"
 
 def start_gunicorn(port):
     argv = [
-        sys.executable, "-m", "gunicorn", "project.wsgi:application",
-        "--bind", f"127.0.0.1:{port}", "--workers", str(GUNICORN_WORKERS),
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "project.wsgi:application",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(GUNICORN_WORKERS),
+    ]
     web = WatchedProcess(argv, cwd=ROOT, env=dict(os.environ))
     for _ in range(GUNICORN_WORKERS):
         web.wait_for(r"Booting worker with pid", timeout=30)

@@ -176,8 +176,15 @@ def celery_floor(workers, redis_url, count=5000):
         for start in range(0, count, 500):
             with producer.batch(max_size=1000):
                 for n in range(start, min(start + 500, count)):
-                    add.apply_async((n, n), queue="feeds", producer=producer, ignore_result=True,
-                                    acks_late=True, argsrepr="", kwargsrepr="")  # fmt: skip
+                    add.apply_async(
+                        (n, n),
+                        queue="feeds",
+                        producer=producer,
+                        ignore_result=True,
+                        acks_late=True,
+                        argsrepr="",
+                        kwargsrepr="",
+                    )
     published = time.monotonic() - began
     while client.llen("feeds") or client.hlen("unacked"):
         time.sleep(0.02)
@@ -278,8 +285,9 @@ def simulate(feeds):
         else:
             values.append("%s")
             params.append(field.get_db_prep_save(field.get_default(), connection))
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in Feed._meta.concrete_fields
-                        if not f.primary_key)  # fmt: skip
+    columns = ", ".join(
+        connection.ops.quote_name(f.column) for f in Feed._meta.concrete_fields if not f.primary_key
+    )
     with Stopwatch() as insert, connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {Feed._meta.db_table} ({columns}) "
@@ -341,9 +349,13 @@ def main():
 
             from djangofeeds.models import Feed, ImportRun
 
-            raw |= {"feeds": FEEDS, "mix_feeds": MIX_FEEDS, "sim_feeds": SIM_FEEDS,
-                    "batch": settings.DJANGOFEEDS_TICK_BATCH,
-                    "depth": settings.DJANGOFEEDS_QUEUE_DEPTH}  # fmt: skip
+            raw |= {
+                "feeds": FEEDS,
+                "mix_feeds": MIX_FEEDS,
+                "sim_feeds": SIM_FEEDS,
+                "batch": settings.DJANGOFEEDS_TICK_BATCH,
+                "depth": settings.DJANGOFEEDS_QUEUE_DEPTH,
+            }
             add_feeds([server.url("304", n) for n in range(FEEDS)], etag='"v1"')
             raw["broker"] = broker_bytes(servers["redis"].url)
             raw["publish_ms_per_1000"] = publish_cost(servers["redis"].url)

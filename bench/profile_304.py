@@ -33,8 +33,11 @@ def timed(label, count, step, results):
         times.append((time.perf_counter() - began) * 1000)
     cpu = (time.process_time() - cpu_began) * 1000 / count
     results[label] = (statistics.median(times), statistics.fmean(times), cpu)
-    print(f"{label:<50} {results[label][0]:6.2f} ms median {results[label][1]:6.2f} ms mean "
-          f"{cpu:6.2f} ms CPU", flush=True)  # fmt: skip
+    print(
+        f"{label:<50} {results[label][0]:6.2f} ms median {results[label][1]:6.2f} ms mean "
+        f"{cpu:6.2f} ms CPU",
+        flush=True,
+    )
 
 
 def main():
@@ -64,8 +67,9 @@ def profile(server):
     # The worker's logging: INFO, to stderr (what a worker at --loglevel INFO does).
     logging.basicConfig(level=logging.INFO, handlers=[logging.FileHandler(os.devnull)])
     urls = [server.url("304", n) for n in range(FEEDS)]
-    Feed.objects.bulk_create([Feed(url=url, etag='"v1"', next_check_at=timezone.now())
-                              for url in urls])  # fmt: skip
+    Feed.objects.bulk_create(
+        [Feed(url=url, etag='"v1"', next_check_at=timezone.now()) for url in urls]
+    )
     feeds = {feed.url: feed for feed in Feed.objects.all()}
     results = {}
     name = import_feed.name
@@ -88,10 +92,13 @@ def profile(server):
 
     timed("lock acquire + release (memcached meta)", FEEDS, lock_cycle, results)
     timed("lock acquire + keep_alive enter/exit + release", FEEDS, keep_alive, results)
-    timed("next_fence (UPDATE ... RETURNING)", FEEDS,
-          lambda n: Feed.objects.next_fence(urls[n]), results)  # fmt: skip
-    timed("fetch (httpx, answered 304)", FEEDS,
-          lambda n: fetch(urls[n], etag='"v1"'), results)  # fmt: skip
+    timed(
+        "next_fence (UPDATE ... RETURNING)",
+        FEEDS,
+        lambda n: Feed.objects.next_fence(urls[n]),
+        results,
+    )
+    timed("fetch (httpx, answered 304)", FEEDS, lambda n: fetch(urls[n], etag='"v1"'), results)
 
     def save_feed(n):
         feed = feeds[urls[n]]
@@ -99,11 +106,20 @@ def profile(server):
         importer.claim(claimed_at=None, last_checked_at=importer.now, last_status="not_modified")
 
     timed("feed UPDATE (Importer.claim)", FEEDS, save_feed, results)
-    timed("ImportRun INSERT (finish)", FEEDS, lambda n: finish(
-        feeds[urls[n]], new_run(feeds[urls[n]], "x", "w", None), Outcome.NOT_MODIFIED
-    ), results)  # fmt: skip
-    timed("close_old_connections", FEEDS,
-          lambda n: __import__("django.db").db.close_old_connections(), results)  # fmt: skip
+    timed(
+        "ImportRun INSERT (finish)",
+        FEEDS,
+        lambda n: finish(
+            feeds[urls[n]], new_run(feeds[urls[n]], "x", "w", None), Outcome.NOT_MODIFIED
+        ),
+        results,
+    )
+    timed(
+        "close_old_connections",
+        FEEDS,
+        lambda n: __import__("django.db").db.close_old_connections(),
+        results,
+    )
 
     claim = claim_all()
     with CaptureQueriesContext(connection) as queries:
@@ -113,8 +129,12 @@ def profile(server):
         print("   ", query["sql"][:110])
 
     claim = claim_all()
-    timed("run_import (lock, fence, import, release)", FEEDS,
-          lambda n: run_import(urls[n], task_name=name, claim=claim), results)  # fmt: skip
+    timed(
+        "run_import (lock, fence, import, release)",
+        FEEDS,
+        lambda n: run_import(urls[n], task_name=name, claim=claim),
+        results,
+    )
 
     DjangoWorkerFixup(app).install()  # the worker's prerun/postrun connection handling
     tracer = build_tracer(name, import_feed, app=app, hostname="profile@here", eager=False)
@@ -142,8 +162,10 @@ def profile(server):
         else:
             runtimes.clear()
             timed("whole task through Celery's tracer (+ postrun)", FEEDS, traced, results)
-    print(f"{'  of which Celery runtime (the worker log figure)':<58} "
-          f"{statistics.median(runtimes):7.2f} ms median")  # fmt: skip
+    print(
+        f"{'  of which Celery runtime (the worker log figure)':<58} "
+        f"{statistics.median(runtimes):7.2f} ms median"
+    )
     assert Feed.objects.filter(last_status="not_modified").count() == FEEDS
 
 

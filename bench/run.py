@@ -19,8 +19,19 @@ ROOT = HERE.parent
 DOCS = ROOT / "docs" / "benchmarks.md"
 # SPEC §7's order; a script not listed here runs after these.
 ORDER = ["lock", "import", "unchanged", "contention", "comments", "end_to_end", "parser", "scale"]
-LIBRARIES = ["Django", "celery", "kombu", "django-celery-results", "feedparser", "fastfeedparser",
-             "psycopg", "pymemcache", "redis", "gunicorn", "httpx"]  # fmt: skip
+LIBRARIES = [
+    "Django",
+    "celery",
+    "kombu",
+    "django-celery-results",
+    "feedparser",
+    "fastfeedparser",
+    "psycopg",
+    "pymemcache",
+    "redis",
+    "gunicorn",
+    "httpx",
+]
 
 if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(ROOT))

@@ -50,21 +50,6 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-class HasErrorsFilter(admin.SimpleListFilter):
-    title = "errors"
-    parameter_name = "errors"
-
-    def lookups(self, request, model_admin):
-        return [("yes", "failing"), ("no", "healthy")]
-
-    def queryset(self, request, queryset):
-        if self.value() == "yes":
-            return queryset.filter(error_count__gt=0)
-        if self.value() == "no":
-            return queryset.filter(error_count=0)
-        return queryset
-
-
 class NeedsAttentionFilter(admin.SimpleListFilter):
     """What an operator should look at first, with how many feeds each choice has."""
 
@@ -104,16 +89,34 @@ class NeedsAttentionFilter(admin.SimpleListFilter):
 @admin.register(Feed)
 class FeedAdmin(admin.ModelAdmin):
     list_display = [
-        "__str__", "url", "is_active", "last_status", "last_checked_at", "error_summary",
-        "error_count", "next_check_at", "post_count",
-    ]  # fmt: skip
-    list_filter = [NeedsAttentionFilter, "is_active", "last_status", HasErrorsFilter]
+        "__str__",
+        "url",
+        "is_active",
+        "last_status",
+        "last_checked_at",
+        "error_summary",
+        "error_count",
+        "next_check_at",
+        "post_count",
+    ]
+    list_filter = [NeedsAttentionFilter, "is_active", "last_status"]
     search_fields = ["title", "url", "link"]
     readonly_fields = [
-        "etag", "last_modified", "last_checked_at", "last_success_at", "last_status",
-        "last_http_status", "last_error", "error_count", "fence", "claimed_at",
-        "poll_interval", "newest_entry_at", "created_at", "category_list",
-    ]  # fmt: skip
+        "etag",
+        "last_modified",
+        "last_checked_at",
+        "last_success_at",
+        "last_status",
+        "last_http_status",
+        "last_error",
+        "error_count",
+        "fence",
+        "claimed_at",
+        "poll_interval",
+        "newest_entry_at",
+        "created_at",
+        "category_list",
+    ]
     fieldsets = [
         (None, {"fields": ["url", "title", "link", "description", "is_active", "next_check_at"]}),
         ("Last import", {"fields": readonly_fields}),
@@ -166,9 +169,10 @@ class FeedAdmin(admin.ModelAdmin):
                 request,
                 ngettext(
                     "%d feed was already queued.", "%d feeds were already queued.", len(waiting)
-                ) % len(waiting),
+                )
+                % len(waiting),
                 messages.WARNING,
-            )  # fmt: skip
+            )
 
     @admin.action(description="Activate", permissions=["change"])
     def activate(self, request, queryset):
@@ -271,9 +275,18 @@ class CategoryAdmin(admin.ModelAdmin):
 @admin.register(ImportRun)
 class ImportRunAdmin(ReadOnlyAdmin):
     list_display = [
-        "feed", "started_at", "outcome", "http_status", "created", "updated",
-        "fetch_ms", "parse_ms", "store_ms", "worker", "error_summary",
-    ]  # fmt: skip
+        "feed",
+        "started_at",
+        "outcome",
+        "http_status",
+        "created",
+        "updated",
+        "fetch_ms",
+        "parse_ms",
+        "store_ms",
+        "worker",
+        "error_summary",
+    ]
     list_filter = ["outcome", "started_at", "feed"]
     list_select_related = ["feed"]
     search_fields = ["feed__url", "feed__title", "task_id", "error"]

@@ -125,8 +125,13 @@ class Importer:
             fetched = fetch(feed.url, etag=feed.etag, last_modified=feed.last_modified)
         except FetchError as exc:
             run.fetch_ms = elapsed_ms(started)
-            return self.failed(exc, transient=exc.transient, retry_after=exc.retry_after,
-                               deactivate=isinstance(exc, FeedGone), status=exc.status)  # fmt: skip
+            return self.failed(
+                exc,
+                transient=exc.transient,
+                retry_after=exc.retry_after,
+                deactivate=isinstance(exc, FeedGone),
+                status=exc.status,
+            )
         run.fetch_ms = elapsed_ms(started)
         run.http_status = fetched.status
         run.bytes_received = len(fetched.body)
@@ -554,8 +559,10 @@ def record_crash(url, error, *, fence=None, task_id="", worker="", refresh_run=N
         next_check_at=now + backoff(feed.error_count + 1),
     )
     if fence is not None and not written:
-        logger.warning("The crash of an import of %s is not written on the feed: a newer "
-                       "import took it over", url)  # fmt: skip
+        logger.warning(
+            "The crash of an import of %s is not written on the feed: a newer import took it over",
+            url,
+        )
     return finish(feed, new_run(feed, task_id, worker, refresh_run, error=error), Outcome.FAILED)
 
 

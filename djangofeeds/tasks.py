@@ -125,18 +125,23 @@ def send_imports(feeds, claim, *, scheduled=False, refresh_run=None):
     sent = []
     try:
         with import_feed.app.producer_or_acquire() as producer:
-            queue = declared_import_queue(producer)
+            # The queue is declared once here, not with every message.
+            options = {
+                "producer": producer,
+                "queue": declared_import_queue(producer),
+                "declare": [],
+                "ignore_result": scheduled,
+                **reprs,
+            }
             for start in range(0, len(feeds), PUBLISH_CHUNK):
                 chunk = feeds[start : start + PUBLISH_CHUNK]
                 # On Redis a chunk is one pipeline, one round trip (kombu's publish
                 # batch); other brokers publish each message as it comes.
                 with producer.batch(max_size=2 * len(chunk)):
                     results = [
-                        (url, import_feed.apply_async((url,), kwargs, producer=producer,
-                                                      queue=queue, declare=[],
-                                                      ignore_result=scheduled, **reprs))
+                        (url, import_feed.apply_async((url,), kwargs, **options))
                         for _, url in chunk
-                    ]  # fmt: skip
+                    ]
                 sent.extend(results)
     except Exception:
         # A chunk that failed may have reached Redis in part: those messages
@@ -181,9 +186,16 @@ def enqueue_imports(urls):
 
 
 def run_import(
-    url, *, task_name, task_id="", worker="", progress=None, retry=False, claim=None,
+    url,
+    *,
+    task_name,
+    task_id="",
+    worker="",
+    progress=None,
+    retry=False,
+    claim=None,
     refresh_run=None,
-):  # fmt: skip
+):
     """Import ``url`` under its lock; the path of the task and of ``import_feeds --sync``.
 
     Returns the importer's ``ImportResult``: outcome ``skipped`` when another
@@ -287,8 +299,12 @@ def import_feed(self, feed_url, claim=None, refresh_run=None):
             refresh_run=refresh_run,
         )
     except LockUnavailable as exc:
-        logger.error("Feed %s: not imported, the lock cache is unreachable (%s); %s", feed_url,
-                     exc, "giving up" if last_attempt else "will retry")  # fmt: skip
+        logger.error(
+            "Feed %s: not imported, the lock cache is unreachable (%s); %s",
+            feed_url,
+            exc,
+            "giving up" if last_attempt else "will retry",
+        )
         record_attempt(
             feed_url,
             Outcome.FAILED,
@@ -302,8 +318,13 @@ def import_feed(self, feed_url, claim=None, refresh_run=None):
         raise
     except SoftTimeLimitExceeded:  # before the import began (the lock, the database)
         error = f"import took longer than {self.soft_time_limit:g}s and was stopped"
-        record_crash(feed_url, error, task_id=self.request.id, worker=self.request.hostname,
-                     refresh_run=refresh_run)  # fmt: skip
+        record_crash(
+            feed_url,
+            error,
+            task_id=self.request.id,
+            worker=self.request.hostname,
+            refresh_run=refresh_run,
+        )
         return failed_result(feed_url, error)
     summary = result.as_dict()
     log = logger.warning if result.outcome == Outcome.FAILED else logger.info
@@ -325,8 +346,11 @@ def refresh_feeds():
     unfinished = unfinished_claims(now)
     room = min(settings.DJANGOFEEDS_TICK_BATCH, settings.DJANGOFEEDS_QUEUE_DEPTH - unfinished)
     if room <= 0:
-        logger.info("Not queueing feeds: %d queued imports are unfinished (the depth is %d)",
-                    unfinished, settings.DJANGOFEEDS_QUEUE_DEPTH)  # fmt: skip
+        logger.info(
+            "Not queueing feeds: %d queued imports are unfinished (the depth is %d)",
+            unfinished,
+            settings.DJANGOFEEDS_QUEUE_DEPTH,
+        )
         return {"queued": 0, "unfinished": unfinished}
     claim, feeds = claim_feeds(Feed.objects.due(now), limit=room, now=now)
     if not feeds:
@@ -341,13 +365,24 @@ def refresh_feeds():
             RefreshRun.objects.filter(pk=summary.pk).update(feeds=sent)
         else:
             summary.delete()
-        logger.error("Refresh round %d: the broker failed after %d of %d feeds (%s: %s); "
-                     "the other %d are due again", summary.pk, sent, len(feeds),
-                     type(exc).__name__, exc, len(feeds) - sent)  # fmt: skip
+        logger.error(
+            "Refresh round %d: the broker failed after %d of %d feeds (%s: %s); "
+            "the other %d are due again",
+            summary.pk,
+            sent,
+            len(feeds),
+            type(exc).__name__,
+            exc,
+            len(feeds) - sent,
+        )
         error = f"{type(exc).__name__}: {exc}"
         return {"queued": sent, "refresh_run": summary.pk if sent else None, "error": error}
-    logger.info("Refresh round %d: queued %d due feeds (%d were unfinished)",
-                summary.pk, len(feeds), unfinished)  # fmt: skip
+    logger.info(
+        "Refresh round %d: queued %d due feeds (%d were unfinished)",
+        summary.pk,
+        len(feeds),
+        unfinished,
+    )
     return {"queued": len(feeds), "refresh_run": summary.pk}
 
 

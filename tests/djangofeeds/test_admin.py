@@ -54,7 +54,7 @@ def test_feed_changelist_filters_and_search(admin_client):
     FeedFactory(title="Failing one", error_count=2)
     FeedFactory(title="Sleeping one", is_active=False)
 
-    failing = admin_client.get(CHANGELIST, {"errors": "yes"}).context["cl"].result_list
+    failing = admin_client.get(CHANGELIST, {"attention": "failing"}).context["cl"].result_list
     inactive = admin_client.get(CHANGELIST, {"is_active__exact": "0"}).context["cl"].result_list
     found = admin_client.get(CHANGELIST, {"q": "healthy"}).context["cl"].result_list
 

@@ -34,7 +34,13 @@ class Command(BaseCommand):
             else:
                 self.stdout.write(f"Already subscribed: {feed.url}")
         if import_now and feeds:
-            call_command("import_feeds", *feeds, sync=True, verbosity=options["verbosity"],
-                         stdout=self.stdout, stderr=self.stderr)  # fmt: skip
+            call_command(
+                "import_feeds",
+                *feeds,
+                sync=True,
+                verbosity=options["verbosity"],
+                stdout=self.stdout,
+                stderr=self.stderr,
+            )
         if invalid:
             raise CommandError(f"{invalid} of {len(urls)} URLs were not added")
