@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from djangofeeds import fetch
+from djangofeeds import addresses
 from djangofeeds import parse as parse_module
 from djangofeeds.importer import import_feed, poll_delay, publishing_rate
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
@@ -481,7 +481,7 @@ def test_import_feed_checks_every_redirect_hop(feed_server, settings, monkeypatc
     """The first hop passes the address check; the redirect's target does not."""
     settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = False
     # Stand in for a public server: only 127.0.0.1 counts as public in this test.
-    monkeypatch.setattr(fetch, "is_public", lambda address: address == "127.0.0.1")
+    monkeypatch.setattr(addresses, "is_public", lambda address: address == "127.0.0.1")
     url = feed_server.redirect(
         "/hop.xml", f"http://127.0.0.2:{feed_server.port}/inside.xml", status=302
     )
