@@ -4,25 +4,18 @@ import random
 import time
 from datetime import timedelta
 from email.utils import formatdate
-from pathlib import Path
 
 import pytest
 from django.utils import timezone
 
 from djangofeeds import addresses
-from djangofeeds import parse as parse_module
 from djangofeeds.importer import import_feed, poll_delay, publishing_rate
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
-from djangofeeds.parse import NotAFeed, parse, sha256
+from djangofeeds.parse import sha256
 from tests.support.feed_server import http_date, numbered_items, rss
+from tests.support.fixtures import fixture
 
 pytestmark = pytest.mark.django_db
-
-FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def fixture(name):
-    return (FIXTURES / name).read_bytes()
 
 
 def test_import_feed_rss20_stores_posts_and_feed_details(feed_server):
@@ -551,28 +544,6 @@ def test_manager_import_feed_returns_the_feed(feed_server):
     assert isinstance(feed, Feed) and feed.url == url and feed.posts.count() == 1
 
 
-def test_parse_turns_only_parser_bugs_into_not_a_feed(monkeypatch):
-    """A parser bug is the document's problem; a Celery soft time limit (an Exception) is not."""
-
-    class Stop(Exception):
-        """Stands in for celery.exceptions.SoftTimeLimitExceeded."""
-
-    def feedparser_raising(error):
-        def feedparser_parse(*args, **kwargs):
-            raise error
-
-        return feedparser_parse
-
-    body = fixture("atom10.xml")  # Atom: feedparser reads it
-    monkeypatch.setattr("djangofeeds.parse.feedparser.parse", feedparser_raising(IndexError()))
-    with pytest.raises(NotAFeed, match="IndexError"):
-        parse(body)
-
-    monkeypatch.setattr("djangofeeds.parse.feedparser.parse", feedparser_raising(Stop()))
-    with pytest.raises(Stop):
-        parse(body)
-
-
 def dated_items(*ages):
     """RSS items published ``ages`` (timedeltas) ago."""
     now = time.time()
@@ -772,28 +743,6 @@ def test_import_feed_repairs_titles_stored_with_markup_without_duplicates(feed_s
     assert "A bold move" in page and "&lt;b&gt;" not in page
 
 
-@pytest.mark.parametrize(
-    ("content_type", "reader"),
-    [("application/rss+xml", "fastrss"), ("text/xml", "feedparser")],
-)
-def test_parse_converts_only_the_kept_entries(monkeypatch, content_type, reader):
-    """600 entries, 500 kept: the sanitizer runs for the 500 only, whichever reader reads them."""
-    sanitized = []
-    original = parse_module.safe_html
-
-    def counting(*args, **kwargs):
-        sanitized.append(args[0])
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(parse_module, "safe_html", counting)
-
-    parsed = parse(rss(numbered_items(600)), url="http://example.com/", content_type=content_type)
-
-    assert parsed.parser == reader
-    assert len(parsed.entries) == 500 and len(sanitized) == 500
-    assert parsed.entries[0].guid == "item-0" and parsed.entries[-1].guid == "item-499"
-
-
 def post_selects(captured):
     return [
         query["sql"]
@@ -820,17 +769,3 @@ def test_import_feed_first_import_looks_up_known_posts_once(
     assert len(post_selects(first)) == 1 and "LIMIT 1" in post_selects(first)[0]
     assert (result.run.created, result.run.updated) == (0, 0)
     assert len(post_selects(second)) == 3
-
-
-def test_parse_falls_back_to_feedparser_when_the_fast_reader_fails(monkeypatch, caplog):
-    """A bug in the fast reader costs speed, not the feed: feedparser reads it, with a warning."""
-
-    def broken(*args, **kwargs):
-        raise TypeError("a bug")
-
-    monkeypatch.setattr("djangofeeds.fastrss.read_item", broken)
-
-    parsed = parse(rss(numbered_items(2)), content_type="application/rss+xml")
-
-    assert parsed.parser == "feedparser" and len(parsed.entries) == 2
-    assert "the fast RSS reader failed" in caplog.text

@@ -2,7 +2,6 @@
 
 import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -18,12 +17,11 @@ from djangofeeds.media import (
     enclosures_from,
 )
 from djangofeeds.parse import ParsedEntry, parse
-
-FIXTURES = Path(__file__).parent / "fixtures"
+from tests.support.fixtures import fixture
 
 
 def json_feed_item(guid):
-    document = json.loads((FIXTURES / "jsonfeed-attachments.json").read_text())
+    document = json.loads(fixture("jsonfeed-attachments.json"))
     return next(item for item in document["items"] if item["id"] == guid)
 
 
@@ -185,7 +183,7 @@ def test_checksum_changes_with_enclosures_and_categories_only():
 
 
 def test_parse_podcast_rss_reads_enclosures_media_content_and_categories():
-    feed = parse((FIXTURES / "podcast.xml").read_bytes(), url="https://radio.example.com/feed.xml")
+    feed = parse(fixture("podcast.xml"), url="https://radio.example.com/feed.xml")
 
     assert sorted(feed.categories) == [
         ("Programming", ""),
@@ -217,9 +215,7 @@ def test_parse_podcast_rss_reads_enclosures_media_content_and_categories():
 
 
 def test_parse_atom_reads_enclosure_links_and_category_labels():
-    feed = parse(
-        (FIXTURES / "atom-media.xml").read_bytes(), url="https://talks.example.org/feed.atom"
-    )
+    feed = parse(fixture("atom-media.xml"), url="https://talks.example.org/feed.atom")
 
     assert feed.categories == [("Conferences", "https://talks.example.org/tags")]
     scaling, hostile = feed.entries

@@ -1,21 +1,14 @@
 """Enclosures and categories through the importer: stored in bulk, updated, fenced, bounded."""
 
-from pathlib import Path
-
 import pytest
 
 from djangofeeds.importer import import_feed
 from djangofeeds.media import MAX_CATEGORIES
 from djangofeeds.models import Category, Enclosure, Feed, Post
 from tests.support.feed_server import numbered_items, rss, with_media
+from tests.support.fixtures import fixture
 
 pytestmark = pytest.mark.django_db
-
-FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def fixture(name):
-    return (FIXTURES / name).read_bytes()
 
 
 def enclosures_of(post):
