@@ -11,34 +11,10 @@ from blog.tasks import recheck_pending_comments
 from tests.blog.helpers import worker_env
 from tests.factories import EntryFactory
 from tests.support.akismet_server import DISCARD_AUTHOR, SPAM_AUTHOR
+from tests.support.comments import kinds, post, settled
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-FORM = {"email_address": "reader@example.com", "comment": "Thanks, this helped me a lot."}
-
-
-def post(client, entry, name="Ada", **fields):
-    response = client.post(
-        f"/blog/{entry.slug}/comment/",
-        FORM | {"name": name} | fields,
-        REMOTE_ADDR="203.0.113.50",
-        HTTP_USER_AGENT="TestBrowser/2.0",
-    )
-    assert response.status_code == 303
-    return Comment.objects.latest("pk")
-
-
-def settled(comment, timeout=30):
-    """The comment once a check has finished with it (checked or failed for good)."""
-
-    def done():
-        return comment.events.filter(kind__in=["checked", "check_failed"]).exists()
-
-    wait_until(done, timeout, message=f"a finished check of comment {comment.pk}")
-    comment.refresh_from_db()
-    return comment
-
 
 # What Akismet uses, as the issue lists it: every check must send all of it.
 PAYLOAD_FIELDS = {
@@ -46,10 +22,6 @@ PAYLOAD_FIELDS = {
     "comment_author_email", "comment_author_url", "comment_content", "comment_date_gmt",
     "comment_post_modified_gmt", "blog_lang", "blog_charset", "honeypot_field_name",
 }  # fmt: skip
-
-
-def kinds(comment):
-    return list(comment.events.values_list("kind", flat=True))
 
 
 def test_normal_comment_is_published_and_spam_kept_apart(client, spam_worker, akismet):

@@ -14,6 +14,7 @@ from django.utils import timezone
 from blog.models import Comment
 from tests.blog.helpers import fresh_ip
 from tests.factories import CommentFactory, EntryFactory
+from tests.support.comments import VALID, post_comment
 from tests.support.queues import redis_list_key
 
 pytestmark = pytest.mark.django_db
@@ -68,17 +69,6 @@ def test_entry_text_is_escaped(client):
 
 
 # --- comments ----------------------------------------------------------------
-
-VALID = {
-    "name": "Ada",
-    "email_address": "ada@example.com",
-    "homepage": "https://ada.example.com/",
-    "comment": "Lovely post about queues.",
-}
-
-
-def post_comment(client, entry, data=None, **headers):
-    return client.post(f"/blog/{entry.slug}/comment/", data or VALID, **headers)
 
 
 def test_add_comment_stores_a_pending_comment_and_redirects(

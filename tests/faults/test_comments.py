@@ -8,8 +8,8 @@ from blog import spam
 from blog.models import Comment
 from blog.tasks import spam_filter
 from tests.blog.helpers import FAST_RETRIES, worker_env
-from tests.blog.test_tasks_worker import kinds, post, settled
 from tests.factories import CommentFactory, EntryFactory
+from tests.support.comments import kinds, post, settled
 from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("no_rate_limit")]

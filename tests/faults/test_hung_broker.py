@@ -13,8 +13,8 @@ from blog.models import Comment
 from project import broker
 from project.celery import app as celery_app
 from project.tasks import add
-from tests.blog.test_tasks_worker import kinds, post, settled
 from tests.factories import EntryFactory
+from tests.support.comments import kinds, post, settled
 from tests.support.hung_broker import SilentServer, StallingProxy
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("no_rate_limit")]

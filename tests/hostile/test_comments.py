@@ -25,9 +25,9 @@ from blog import spam
 from blog.models import Comment, CommentEvent
 from djangofeeds.models import Feed, ImportRun
 from tests.blog.helpers import fresh_ip
-from tests.blog.test_views import VALID, post_comment
 from tests.factories import EntryFactory
 from tests.hostile.helpers import injected
+from tests.support.comments import VALID, post_comment
 from tests.support.feed_server import rss
 from tests.support.queues import redis_list_key
 

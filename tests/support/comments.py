@@ -1,0 +1,47 @@
+"""Comments posted through the blog's form, and waited for until their spam check is done."""
+
+from blog.models import Comment
+from tests.support.waiting import wait_until
+
+VALID = {
+    "name": "Ada",
+    "email_address": "ada@example.com",
+    "homepage": "https://ada.example.com/",
+    "comment": "Lovely post about queues.",
+}
+
+
+def post_comment(client, entry, data=None, **headers):
+    """The response to posting ``data`` (a valid comment by default) on ``entry``."""
+    return client.post(f"/blog/{entry.slug}/comment/", data or VALID, **headers)
+
+
+FORM = {"email_address": "reader@example.com", "comment": "Thanks, this helped me a lot."}
+
+
+def post(client, entry, name="Ada", **fields):
+    """The comment stored by posting the form on ``entry`` as ``name``, from a fixed visitor."""
+    response = client.post(
+        f"/blog/{entry.slug}/comment/",
+        FORM | {"name": name} | fields,
+        REMOTE_ADDR="203.0.113.50",
+        HTTP_USER_AGENT="TestBrowser/2.0",
+    )
+    assert response.status_code == 303
+    return Comment.objects.latest("pk")
+
+
+def settled(comment, timeout=30):
+    """The comment once a check has finished with it (checked or failed for good)."""
+
+    def done():
+        return comment.events.filter(kind__in=["checked", "check_failed"]).exists()
+
+    wait_until(done, timeout, message=f"a finished check of comment {comment.pk}")
+    comment.refresh_from_db()
+    return comment
+
+
+def kinds(comment):
+    """The kinds of the comment's events, in their model's order."""
+    return list(comment.events.values_list("kind", flat=True))
