@@ -19,6 +19,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_import_feed_rss20_stores_posts_and_feed_details(feed_server):
+    """An RSS 2.0 feed stores its title, link, description and posts, and records the run."""
     url = feed_server.serve("/news.xml", fixture("rss20.xml"))
 
     result = import_feed(url)
@@ -41,6 +42,7 @@ def test_import_feed_rss20_stores_posts_and_feed_details(feed_server):
 
 
 def test_import_feed_sanitizes_html_content(feed_server):
+    """Post bodies keep their markup and lose scripts, handlers and javascript: links."""
     url = feed_server.serve("/news.xml", fixture("rss20.xml"))
 
     import_feed(url)
@@ -52,6 +54,7 @@ def test_import_feed_sanitizes_html_content(feed_server):
 
 
 def test_import_feed_resolves_relative_links_against_the_feed(feed_server):
+    """Relative links of posts and in their bodies resolve against the feed's URL."""
     url = feed_server.serve("/news.xml", fixture("rss20.xml"))
 
     import_feed(url)
@@ -62,6 +65,7 @@ def test_import_feed_resolves_relative_links_against_the_feed(feed_server):
 
 
 def test_import_feed_rss10(feed_server):
+    """An RSS 1.0 (RDF) feed stores its title and its items' titles and authors."""
     url = feed_server.serve("/rdf.xml", fixture("rss10.xml"), content_type="application/rdf+xml")
 
     import_feed(url)
@@ -75,6 +79,7 @@ def test_import_feed_rss10(feed_server):
 
 
 def test_import_feed_atom10_sanitizes_html_and_escapes_text(feed_server):
+    """Atom HTML content is sanitized, text content escaped; the update date stands in."""
     url = feed_server.serve("/atom.xml", fixture("atom10.xml"), content_type="application/atom+xml")
 
     import_feed(url)
@@ -89,6 +94,7 @@ def test_import_feed_atom10_sanitizes_html_and_escapes_text(feed_server):
 
 
 def test_import_feed_etag_304_writes_no_post(feed_server, django_assert_num_queries):
+    """A 304 to the feed's ETag writes no post: three queries, the check times and the run."""
     url = feed_server.serve("/etag.xml", rss(numbered_items(5)), etag='"v1"')
     import_feed(url)
     checked = Feed.objects.get(url=url).last_checked_at
@@ -106,6 +112,7 @@ def test_import_feed_etag_304_writes_no_post(feed_server, django_assert_num_quer
 
 
 def test_import_feed_last_modified_304(feed_server):
+    """The feed's Last-Modified is sent back as If-Modified-Since, and a 304 follows."""
     modified = http_date(3600)
     url = feed_server.serve("/lm.xml", rss(numbered_items(2)), last_modified=modified)
     import_feed(url)
@@ -118,6 +125,7 @@ def test_import_feed_last_modified_304(feed_server):
 
 
 def test_import_feed_updates_changed_posts_in_place(feed_server):
+    """A changed entry updates its post in place; no post is created."""
     items = numbered_items(3)
     url = feed_server.serve("/edit.xml", rss(items))
     import_feed(url)
@@ -175,6 +183,7 @@ def test_posts_with_images_are_not_rewritten_by_a_reimport(feed_server, reader):
 
 
 def test_import_feed_stores_in_bulk_not_per_entry(feed_server, django_assert_max_num_queries):
+    """300 entries are stored in batches of 100 with at most 30 queries in all."""
     url = feed_server.serve("/bulk.xml", rss(numbered_items(300)))
 
     # 3 batches of 100: savepoint, fence check, SELECT, bulk upsert, release;
@@ -199,6 +208,7 @@ def test_import_feed_keeps_the_newest_500_entries(feed_server):
 
 
 def test_import_feed_same_guid_on_every_entry_falls_back_to_links(feed_server):
+    """One guid on every entry is ignored: each post's guid is its link."""
     items = numbered_items(3)
     for item in items:
         item["guid"] = "same-for-all"
@@ -227,6 +237,7 @@ def test_import_feed_same_guid_and_same_link_on_every_entry_keeps_every_post(fee
 
 
 def test_import_feed_without_ids_or_links_hashes_title_and_content(feed_server):
+    """Entries without ids or links get hashed guids; an exact repeat is one post."""
     url = feed_server.serve("/bare.xml", rss([{"title": "A"}, {"title": "B"}, {"title": "A"}]))
 
     result = import_feed(url)
@@ -236,6 +247,7 @@ def test_import_feed_without_ids_or_links_hashes_title_and_content(feed_server):
 
 
 def test_import_feed_permanent_redirect_updates_url(feed_server):
+    """A chain of permanent redirects (301, 308) moves the feed to its new URL."""
     target = feed_server.serve("/new.xml", rss(numbered_items(1)))
     old = feed_server.redirect("/old.xml", "/moved.xml", status=301)
     feed_server.redirect("/moved.xml", target, status=308)
@@ -299,6 +311,7 @@ def test_import_feed_200_without_validators_forgets_the_old_ones(feed_server):
 
 
 def test_import_feed_huge_ttl_and_max_age_are_capped_not_a_crash(feed_server):
+    """An absurd ttl and max-age are capped: the next check is at most a day away."""
     url = feed_server.serve(
         "/forever.xml",
         rss(numbered_items(1), ttl=99999999999999),
@@ -312,6 +325,7 @@ def test_import_feed_huge_ttl_and_max_age_are_capped_not_a_crash(feed_server):
 
 
 def test_import_feed_temporary_redirect_keeps_url(feed_server):
+    """A temporary redirect anywhere in the chain keeps the feed's URL."""
     target = feed_server.serve("/new.xml", rss(numbered_items(1)))
     old = feed_server.redirect("/old.xml", "/moved.xml", status=301)
     feed_server.redirect("/moved.xml", target, status=302)
@@ -323,6 +337,7 @@ def test_import_feed_temporary_redirect_keeps_url(feed_server):
 
 
 def test_import_feed_404_counts_an_error_and_backs_off(feed_server):
+    """A 404 counts an error, keeps the feed active and puts its next check off."""
     url = feed_server.url("/missing.xml")
 
     result = import_feed(url)
@@ -353,6 +368,7 @@ def test_import_feed_backoff_grows_and_is_capped(feed_server, previous_errors):
 
 
 def test_import_feed_410_deactivates(feed_server):
+    """A 410 Gone deactivates the feed and says why."""
     url = feed_server.serve("/gone.xml", "gone", status=410)
 
     import_feed(url)
@@ -362,6 +378,7 @@ def test_import_feed_410_deactivates(feed_server):
 
 
 def test_import_feed_500_is_transient(feed_server):
+    """A 500 is a transient failure, recorded with its status."""
     url = feed_server.serve("/broken.xml", "oops", status=500)
 
     result = import_feed(url)
@@ -371,6 +388,7 @@ def test_import_feed_500_is_transient(feed_server):
 
 
 def test_import_feed_429_retry_after_pushes_next_check_later(feed_server):
+    """A 429's Retry-After puts the feed's next check that far off."""
     url = feed_server.serve("/busy.xml", "slow down", status=429, headers={"Retry-After": "7200"})
 
     result = import_feed(url)
@@ -380,6 +398,7 @@ def test_import_feed_429_retry_after_pushes_next_check_later(feed_server):
 
 
 def test_import_feed_ttl_and_max_age_push_next_check_later(feed_server, settings):
+    """A ttl or max-age longer than the interval puts the next check later, never earlier."""
     settings.DJANGOFEEDS_REFRESH_INTERVAL = 600
     settings.DJANGOFEEDS_MIN_POLL_INTERVAL = settings.DJANGOFEEDS_MAX_POLL_INTERVAL = 600
     ttl = feed_server.serve("/ttl.xml", rss(numbered_items(1), ttl=90))
@@ -401,6 +420,7 @@ def test_import_feed_ttl_and_max_age_push_next_check_later(feed_server, settings
 
 
 def test_import_feed_timeout_is_a_transient_error(feed_server, settings):
+    """A server slower than the fetch timeout is a transient error."""
     settings.DJANGOFEEDS_FETCH_TIMEOUT = 1
     url = feed_server.serve("/slow.xml", rss(numbered_items(1)), delay=3)
 
@@ -410,6 +430,7 @@ def test_import_feed_timeout_is_a_transient_error(feed_server, settings):
 
 
 def test_import_feed_gzip_bomb_stops_at_the_cap(feed_server, settings):
+    """A gzip body that inflates past the size cap fails for good at the cap."""
     settings.DJANGOFEEDS_MAX_BYTES = 1024 * 1024
     bomb = b"<rss>" + b" " * (64 * 1024 * 1024)
     url = feed_server.serve("/bomb.xml", bomb, gzip=True)
@@ -422,6 +443,7 @@ def test_import_feed_gzip_bomb_stops_at_the_cap(feed_server, settings):
 
 @pytest.mark.parametrize("send_length", [True, False], ids=["content-length", "no-content-length"])
 def test_import_feed_over_size_body_is_refused(feed_server, settings, send_length):
+    """A body over the size cap is refused, with or without Content-Length."""
     settings.DJANGOFEEDS_MAX_BYTES = 10_000
     url = feed_server.serve("/big.xml", rss(numbered_items(200)), send_length=send_length)
 
@@ -431,6 +453,7 @@ def test_import_feed_over_size_body_is_refused(feed_server, settings, send_lengt
 
 
 def test_import_feed_html_page_is_a_readable_error(feed_server):
+    """An HTML page fails with an error that says it is an HTML page."""
     page = (
         "<!DOCTYPE html><html><head><title>Hi</title></head><body><p>Not a feed</p></body></html>"
     )
@@ -443,6 +466,7 @@ def test_import_feed_html_page_is_a_readable_error(feed_server):
 
 
 def test_import_feed_empty_body_is_a_readable_error(feed_server):
+    """An empty body fails with an error that says so."""
     url = feed_server.serve("/empty.xml", b"")
 
     result = import_feed(url)
@@ -451,6 +475,7 @@ def test_import_feed_empty_body_is_a_readable_error(feed_server):
 
 
 def test_import_feed_bozo_feed_with_entries_is_imported_with_a_warning(feed_server):
+    """An ill-formed feed that still has entries is imported, with a warning."""
     broken = rss(numbered_items(2)).replace(b"</channel></rss>", b"<unclosed></channel></rss>")
     url = feed_server.serve("/bozo.xml", broken)
 
@@ -461,6 +486,7 @@ def test_import_feed_bozo_feed_with_entries_is_imported_with_a_warning(feed_serv
 
 
 def test_import_feed_refuses_private_addresses(feed_server, settings):
+    """A private address is refused before any request reaches it."""
     settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = False
     url = feed_server.serve("/private.xml", rss(numbered_items(1)))
 
@@ -489,6 +515,7 @@ def test_import_feed_checks_every_redirect_hop(feed_server, settings, monkeypatc
     "url", ["ftp://example.com/feed", "file:///etc/passwd", "http://user:pw@example.com/"]
 )
 def test_import_feed_refuses_other_schemes_and_credentials(url):
+    """Other schemes and URLs with credentials fail for good."""
     result = import_feed(url)
 
     assert result.outcome == Outcome.FAILED and not result.transient
@@ -496,6 +523,7 @@ def test_import_feed_refuses_other_schemes_and_credentials(url):
 
 
 def test_import_feed_stale_fence_writes_nothing(feed_server):
+    """An import whose fence a newer one replaced writes nothing."""
     url = feed_server.serve("/fenced.xml", rss(numbered_items(3)))
     stale = Feed.objects.next_fence(url)
     Feed.objects.next_fence(url)  # a newer holder took over
@@ -508,6 +536,7 @@ def test_import_feed_stale_fence_writes_nothing(feed_server):
 
 
 def test_import_feed_current_fence_imports(feed_server):
+    """An import holding the current fence imports and records its task and worker."""
     url = feed_server.serve("/fenced.xml", rss(numbered_items(3)))
     fenced = Feed.objects.next_fence(url)
 
@@ -518,6 +547,7 @@ def test_import_feed_current_fence_imports(feed_server):
 
 
 def test_import_feed_reports_progress(feed_server):
+    """Progress is reported after each batch of 100 and at the end."""
     url = feed_server.serve("/progress.xml", rss(numbered_items(250)))
     seen = []
 
@@ -537,6 +567,7 @@ def test_import_feed_does_not_report_progress_of_a_single_batch(feed_server):
 
 
 def test_manager_import_feed_returns_the_feed(feed_server):
+    """Feed.objects.import_feed imports and returns the feed."""
     url = feed_server.serve("/m.xml", rss(numbered_items(1)))
 
     feed = Feed.objects.import_feed(url)
@@ -616,6 +647,7 @@ def test_adaptive_interval_stays_within_its_bounds(settings):
 
 
 def test_publishing_rate_ignores_undated_and_future_entries():
+    """The publishing rate comes from dated past entries; one entry gives no rate."""
     now = timezone.now()
 
     class Entry:
@@ -697,6 +729,7 @@ def cdata_titles():
 
 
 def test_import_feed_titles_and_authors_are_plain_text_whatever_the_type(feed_server):
+    """Titles and authors are stored as plain text, whether HTML, XHTML, CDATA or escaped twice."""
     atom = feed_server.serve("/markup.atom", ATOM_WITH_MARKUP, content_type="application/atom+xml")
     cdata = feed_server.serve("/cdata.xml", cdata_titles())
 

@@ -39,6 +39,7 @@ def test_podcast_through_a_worker_keeps_its_newest_episodes_with_their_audio(
 
 
 def test_cleanup_task_runs_on_a_worker(feed_server, memcached, worker_factory, settings):
+    """The cleanup task runs on a worker and keeps its DJANGOFEEDS_KEEP_POSTS newest posts."""
     worker_factory(
         queues=["feeds"],
         env={"MEMCACHED_LOCATION": memcached.location, "DJANGOFEEDS_KEEP_POSTS": "1"},
