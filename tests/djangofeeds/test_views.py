@@ -2,7 +2,6 @@
 
 from html import escape
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 from django.urls import reverse
@@ -10,6 +9,7 @@ from django.urls import reverse
 from djangofeeds.importer import import_feed
 from tests.factories import FeedFactory, PostFactory
 from tests.support.feed_server import rss
+from tests.support.fixtures import fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -81,9 +81,7 @@ def test_feed_pages_escape_titles_and_authors(client):
 
 def test_imported_content_is_shown_sanitized(client, feed_server):
     """Imported post bodies are shown with their markup, without scripts or handlers."""
-    url = feed_server.serve(
-        "/news.xml", (Path(__file__).parent / "fixtures" / "rss20.xml").read_bytes()
-    )
+    url = feed_server.serve("/news.xml", fixture("rss20.xml"))
     feed = import_feed(url).feed
 
     text = client.get(feed.get_absolute_url()).text
