@@ -1,6 +1,7 @@
 """djangofeeds.transport: the shared HTTP client and the deadline on every socket operation."""
 
 import os
+import signal
 import time
 
 import httpcore
@@ -32,6 +33,7 @@ def test_a_forked_child_builds_its_own_client(feed_server):
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: report, then leave without running pytest's cleanup
+        signal.alarm(20)  # a child stuck on a lock copied from the parent dies, failing the test
         try:
             inherited = len(transport._clients)
             status = shared_client(5).get(url).status_code
