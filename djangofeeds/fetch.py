@@ -1,30 +1,28 @@
 """Fetch a feed over HTTP the careful way: one deadline, a size cap, no private addresses.
 
 feedparser can fetch URLs itself, but without a size cap, an overall deadline
-or address checks; here httpx fetches and feedparser only parses bytes.
-
-The deadline covers the whole fetch: DNS, every redirect hop, the TLS
-handshake, headers and body. httpx's own timeouts apply to each socket
-operation, so a server that trickles a byte now and then would never trip
-them; here every connect, read and write is also cut short at the deadline.
+or address checks; here httpx fetches and feedparser only parses bytes. Which
+addresses may be fetched is ``djangofeeds.addresses``' business; the client and
+its deadline are ``djangofeeds.transport``'s.
 """
 
-import contextvars
 import email.utils
-import ipaddress
-import os
 import re
-import socket
 import ssl
-import threading
 import time
 import zlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-import httpcore
 import httpx
 from django.conf import settings
+
+from djangofeeds.addresses import check_url, host_header, pinned, url_problem
+from djangofeeds.fetch_errors import FeedGone, FetchError, TransientFetchError
+from djangofeeds.transport import DEADLINE_TIMEOUTS, deadline_at, shared_client, time_left, too_slow
+
+# What the importer, the tests and models.py (url_problem) import from here.
+__all__ = ["FeedGone", "FetchError", "Fetched", "TransientFetchError", "fetch", "url_problem"]
 
 USER_AGENT = "djangofeeds/1.0 (feed importer; Django + Celery; +https://docs.celeryq.dev/)"
 ACCEPT = (
@@ -34,33 +32,9 @@ ACCEPT = (
 MAX_REDIRECTS = 10
 PERMANENT_REDIRECTS = {301, 308}
 REDIRECTS = {301, 302, 303, 307, 308}
-# A slow server may answer every read within the timeout and still take
-# forever: the whole fetch, DNS and redirects included, gets this many timeouts.
-DEADLINE_TIMEOUTS = 3
 # The longest wait a server's Retry-After or max-age can ask for: a larger
 # one would overflow the next check's datetime (and is no schedule anyway).
 MAX_WAIT_SECONDS = 7 * 24 * 3600
-# The monotonic time at which the fetch running in this thread gives up.
-_deadline = contextvars.ContextVar("djangofeeds_fetch_deadline", default=None)
-
-
-class FetchError(Exception):
-    """The feed could not be fetched. ``transient`` errors may succeed if tried again."""
-
-    transient = False
-
-    def __init__(self, message, *, status=None, retry_after=None):
-        super().__init__(message)
-        self.status = status
-        self.retry_after = retry_after  # seconds, from a Retry-After header
-
-
-class TransientFetchError(FetchError):
-    transient = True
-
-
-class FeedGone(FetchError):
-    """410 Gone: the publisher removed the feed for good."""
 
 
 @dataclass
@@ -88,9 +62,9 @@ def fetch(url, *, etag="", last_modified=""):
         headers["If-None-Match"] = etag
     if last_modified:
         headers["If-Modified-Since"] = last_modified
-    token = _deadline.set(deadline)
     try:
-        return follow(shared_client(timeout), httpx.URL(url), headers, deadline)
+        with deadline_at(deadline):
+            return follow(shared_client(timeout), httpx.URL(url), headers, deadline)
     except httpx.TimeoutException as exc:
         if time.monotonic() >= deadline:
             raise too_slow(timeout) from exc
@@ -99,109 +73,6 @@ def fetch(url, *, etag="", last_modified=""):
         raise TransientFetchError(f"network error: {describe(exc)}") from exc
     except httpx.InvalidURL as exc:
         raise FetchError(f"not a valid URL: {exc}") from exc
-    finally:
-        _deadline.reset(token)
-
-
-def too_slow(timeout):
-    """The error of a fetch that ran out of time as a whole."""
-    return TransientFetchError(
-        f"gave up after {timeout * DEADLINE_TIMEOUTS}s: the server is too slow "
-        f"(a whole fetch may take {DEADLINE_TIMEOUTS} x DJANGOFEEDS_FETCH_TIMEOUT)"
-    )
-
-
-def time_left(deadline, timeout):
-    """Seconds the next step may take: the timeout, or less when the deadline is nearer."""
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise too_slow(settings.DJANGOFEEDS_FETCH_TIMEOUT)
-    return min(timeout, left)
-
-
-_clients = {}
-
-
-def shared_client(timeout):
-    """One httpx client per process and timeout: building one (its TLS context) costs ~20 ms.
-
-    No keep-alive: requests go to a checked IP address, and a pooled connection
-    to that address must not serve another host name than the one TLS verified.
-    """
-    key = (os.getpid(), timeout)  # a forked worker process builds its own
-    if key not in _clients:
-        transport = httpx.HTTPTransport(trust_env=False)
-        # httpx has no argument for httpcore's network backend: the pool is
-        # rebuilt with the deadline-aware one (no keep-alive, as said above).
-        transport._pool = httpcore.ConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
-            max_keepalive_connections=0,
-            network_backend=DeadlineBackend(),
-        )
-        _clients[key] = httpx.Client(
-            timeout=httpx.Timeout(timeout),
-            follow_redirects=False,
-            trust_env=False,
-            transport=transport,
-        )
-    return _clients[key]
-
-
-def op_timeout(timeout, error):
-    """A socket operation's timeout, cut to what is left of this thread's fetch deadline."""
-    deadline = _deadline.get()
-    if deadline is None:
-        return timeout
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise error("the fetch's deadline has passed")
-    return left if timeout is None else min(timeout, left)
-
-
-class DeadlineStream(httpcore.NetworkStream):
-    """httpcore's socket stream, each operation bounded by the fetch deadline.
-
-    A TLS handshake is one operation: Python's ssl module applies the socket
-    timeout to the handshake as a whole.
-    """
-
-    def __init__(self, stream):
-        self.stream = stream
-
-    def read(self, max_bytes, timeout=None):
-        return self.stream.read(max_bytes, op_timeout(timeout, httpcore.ReadTimeout))
-
-    def write(self, buffer, timeout=None):
-        self.stream.write(buffer, op_timeout(timeout, httpcore.WriteTimeout))
-
-    def close(self):
-        self.stream.close()
-
-    def start_tls(self, ssl_context, server_hostname=None, timeout=None):
-        timeout = op_timeout(timeout, httpcore.ConnectTimeout)
-        return DeadlineStream(self.stream.start_tls(ssl_context, server_hostname, timeout))
-
-    def get_extra_info(self, info):
-        return self.stream.get_extra_info(info)
-
-
-class DeadlineBackend(httpcore.NetworkBackend):
-    """httpcore's sync backend, handing out ``DeadlineStream`` connections."""
-
-    def __init__(self):
-        self.backend = httpcore.SyncBackend()
-
-    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-        timeout = op_timeout(timeout, httpcore.ConnectTimeout)
-        return DeadlineStream(
-            self.backend.connect_tcp(host, port, timeout, local_address, socket_options)
-        )
-
-    def connect_unix_socket(self, path, timeout=None, socket_options=None):
-        raise httpcore.UnsupportedProtocol("feeds are not fetched over Unix sockets")
-
-    def sleep(self, seconds):
-        self.backend.sleep(seconds)
 
 
 def follow(client, url, headers, deadline):
@@ -288,125 +159,6 @@ def answer(response, url, permanent_url):
         permanent_url=permanent_url,
         max_age=max_age(response),
     )
-
-
-def url_problem(url):
-    """Why ``url`` can never be fetched (scheme, credentials, a private IP literal), or None.
-
-    Checks what the URL itself says, without DNS; used to vet URLs as they are
-    added (admin, commands, OPML). ``check_url`` repeats it at fetch time and
-    also checks every address the host resolves to.
-    """
-    try:
-        url = httpx.URL(url) if isinstance(url, str) else url
-    except (httpx.InvalidURL, TypeError, ValueError) as exc:
-        return f"not a valid URL: {exc}"
-    if url.scheme not in ("http", "https"):
-        return f"only http and https URLs can be fetched, not {url.scheme or 'none'!r}"
-    if url.userinfo:
-        return "URLs with a user name or password are not fetched"
-    if not url.host:
-        return "the URL has no host"
-    if not settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS:
-        literal = ip_literal(url.host)
-        if literal is not None and not is_public(str(literal)):
-            return f"{url.host} is a non-public address ({literal}): refused"
-    return None
-
-
-def ip_literal(host):
-    """The IP address a host name spells, also in the old forms 127.1, 0x7f.0.0.1, 2130706433."""
-    try:
-        return ipaddress.ip_address(host)
-    except ValueError:
-        pass
-    if re.fullmatch(r"[0-9a-fA-FxX.]+", host) and re.match(r"[0-9]", host):
-        try:
-            return ipaddress.IPv4Address(socket.inet_aton(host))
-        except OSError:
-            return None
-    return None
-
-
-def check_url(url, timeout):
-    """Refuse what must not be fetched; return the address to connect to."""
-    problem = url_problem(url)
-    if problem:
-        raise FetchError(problem)
-    host = url.raw_host.decode("ascii")
-    port = url.port or (443 if url.scheme == "https" else 80)
-    addresses = resolve(host, port, timeout)
-    if not settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS:
-        for address in addresses:
-            if not is_public(address):
-                raise FetchError(
-                    f"{url.host} resolves to a non-public address ({address}): refused"
-                )
-    return addresses[0]
-
-
-def resolve(host, port, timeout):
-    """The addresses of ``host``; DNS gets ``timeout`` seconds (getaddrinfo has no limit)."""
-    try:
-        return [str(ipaddress.ip_address(host.strip("[]")))]
-    except ValueError:
-        pass
-    outcome = {}
-
-    def lookup():
-        try:
-            outcome["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except (OSError, UnicodeError) as exc:
-            outcome["error"] = exc
-
-    # A lookup that hangs is left to finish on its own in this daemon thread.
-    thread = threading.Thread(target=lookup, name=f"resolve {host}", daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if "infos" in outcome:
-        return [info[4][0] for info in outcome["infos"]]
-    error = outcome.get("error")
-    if error is None:
-        raise TransientFetchError(f"resolving {host} took longer than {timeout:.3g}s")
-    if getattr(error, "errno", None) == socket.EAI_NONAME:
-        raise FetchError(f"cannot resolve {host}: no such host")
-    raise TransientFetchError(f"cannot resolve {host}: {error}")
-
-
-# IPv6 prefixes whose last 32 bits are an IPv4 address the packets end up at:
-# IPv4-compatible (deprecated, still routed by some stacks) and NAT64.
-IPV4_IN_LAST_32_BITS = [ipaddress.ip_network("::/96"), ipaddress.ip_network("64:ff9b::/96")]
-# Local-use NAT64 (RFC 8215): translated by the site's own gateway, never public.
-LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")
-
-
-def is_public(address):
-    """Whether ``address`` is a global unicast one, judging an IPv6 address by the IPv4 it carries.
-
-    Python's ``is_global`` takes ``::7f00:1`` (IPv4-compatible), ``2002:7f00:1::``
-    (6to4), ``64:ff9b::a00:1`` (NAT64) and ``fec0::`` (site-local) for public.
-    """
-    ip = ipaddress.ip_address(address.split("%")[0])
-    if ip.version == 6:
-        if ip.is_site_local or ip in LOCAL_NAT64:
-            return False
-        if ip.ipv4_mapped or ip.sixtofour:
-            ip = ip.ipv4_mapped or ip.sixtofour
-        elif any(ip in network for network in IPV4_IN_LAST_32_BITS):
-            ip = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-    return ip.is_global and not ip.is_multicast
-
-
-def pinned(url, address):
-    """The URL with its host replaced by the checked address, so DNS cannot change under us."""
-    return url.copy_with(host=address)
-
-
-def host_header(url):
-    host = url.raw_host.decode("ascii")
-    if ":" in host:
-        host = f"[{host}]"
-    return host if url.port is None else f"{host}:{url.port}"
 
 
 def read_body(response):

@@ -11,7 +11,6 @@ plain text, bodies to sanitized HTML).
 import calendar
 import codecs
 import hashlib
-import html
 import re
 import xml.sax
 from collections import Counter
@@ -19,14 +18,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
-from urllib.parse import urljoin
 
 import feedparser
-import nh3
-from django.utils.html import escape, linebreaks
 from feedparser.sgml import sgmllib
 
 from djangofeeds.media import ParsedEnclosure, categories_from, enclosures_from
+
+# fastrss and jsonfeed read these through this module (tidy, CONTENT_TAGS, text_html too).
+from djangofeeds.prepare import prepare, tidy  # noqa: F401
+from djangofeeds.sanitize import (  # noqa: F401
+    CONTENT_TAGS,
+    clean,
+    plain_text,
+    safe_html,
+    text_html,
+    web_link,
+)
 
 # The newest entries only: a feed that lists its whole history is not re-read
 # in full on every fetch.
@@ -54,25 +61,6 @@ PARSER_BUGS = (
     xml.sax.SAXException,
     sgmllib.SGMLParseError,
 )
-# The second, allowlist sanitizer after feedparser's (which keeps javascript:
-# links inside <svg> and <math>, and forms): what an article needs, nothing
-# that runs, submits or draws.
-CONTENT_TAGS = {
-    *("p", "br", "hr", "div", "span", "blockquote", "q", "cite", "figure", "figcaption"),
-    *("a", "em", "strong", "b", "i", "u", "s", "small", "sub", "sup", "abbr", "del", "ins"),
-    *("code", "pre", "kbd", "samp", "time", "img"),
-    *("ul", "ol", "li", "dl", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6"),
-    *("table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td"),
-}
-CONTENT_ATTRIBUTES = {
-    "a": {"href", "title"},
-    "img": {"src", "alt", "title", "width", "height"},
-    "td": {"colspan", "rowspan"},
-    "th": {"colspan", "rowspan"},
-    "abbr": {"title"},
-    "time": {"datetime"},
-}
-CONTENT_URL_SCHEMES = {"http", "https", "mailto"}
 
 
 class NotAFeed(ValueError):
@@ -195,40 +183,6 @@ def body_hash(body, *, url="", content_type=""):
     return digest.hexdigest()
 
 
-# Lone surrogates cannot be encoded for the database; NUL is refused by PostgreSQL.
-UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
-
-
-def clean(text, limit=None):
-    """Text as the database accepts it: no NUL bytes or lone surrogates, bounded."""
-    text = UNSTORABLE.sub("", text or "").strip()
-    return text[:limit] if limit else text
-
-
-TAG_START = re.compile(r"<[a-zA-Z/!?]")
-
-
-def markup_left(text):
-    """Whether ``text`` still holds a tag or an entity (a feed that escaped its HTML twice)."""
-    return bool(TAG_START.search(text)) or ("&" in text and html.unescape(text) != text)
-
-
-def plain_text(value, limit=None):
-    """``value`` (HTML or text, whatever the feed declared) as plain text.
-
-    Tags stripped (with the contents of script and style), entities decoded,
-    whitespace collapsed. A value escaped twice gets a second pass.
-    """
-    text = clean(value)
-    for _ in range(2):
-        if "<" not in text and "&" not in text:
-            break
-        text = html.unescape(nh3.clean(text, tags=set()))
-        if not markup_left(text):
-            break
-    return clean(" ".join(text.split()), limit)
-
-
 def parse(body, *, url="", content_type=""):
     """Parse feed bytes; raise ``NotAFeed`` with a readable reason if they are no feed."""
     from djangofeeds import fastrss, jsonfeed
@@ -281,84 +235,6 @@ def kept_entries(drafts):
     drafts = choose_guids(drafts)
     drafts.sort(key=newest_first, reverse=True)
     return [draft.complete() for draft in unique(drafts)[:MAX_ENTRIES]]
-
-
-ENTRY_END = r"</(?:[\w.-]+:)?(?:item|entry)\s*>"
-# Character references to what XML forbids (NUL, most controls, surrogates, past
-# U+10FFFF): expat refuses the document over them and feedparser's fallback
-# parser crashes on some, so they are dropped before parsing.
-CHAR_REF = r"&#(?:x0*([0-9a-f]+)|0*([0-9]+));"
-BAD_DECLARATION = rb"^(\s*<\?xml[^>]*?encoding\s*=\s*[\"'])(?:utf-?16|utf-?32|ucs-?[24])[^\"']*"
-
-
-def prepare(body, limit):
-    """The document as feedparser should see it.
-
-    Drops NUL bytes and references to characters XML forbids, keeps only the
-    first ``limit`` entries, and corrects a UTF-16 declaration on bytes that
-    are not UTF-16 (feedparser would believe it and read garbage).
-    """
-    codec = utf16_codec(body)
-    if codec:
-        return tidy(body.decode(codec, "replace"), limit).encode(codec)
-    body = re.sub(BAD_DECLARATION, rb"\1utf-8", body, count=1, flags=re.IGNORECASE)
-    return tidy(mostly_utf8(body), limit)
-
-
-def mostly_utf8(body):
-    """UTF-8 with a few invalid bytes: those become U+FFFD.
-
-    feedparser would read such a document as windows-1252 instead, garbling
-    every other non-ASCII character in it.
-    """
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError:
-        text = body.decode("utf-8", "replace")
-        if len(re.findall("[^\x00-\x7f\ufffd]", text)) > text.count("\ufffd"):
-            return text.encode("utf-8")
-    return body
-
-
-def utf16_codec(body):
-    """The codec of a UTF-16 document (by its BOM or its first "<"), else None."""
-    if body.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16"
-    if body.startswith(b"<\x00"):
-        return "utf-16-le"
-    if body.startswith(b"\x00<"):
-        return "utf-16-be"
-    return None
-
-
-def tidy(document, limit):
-    """``prepare`` on text or on ASCII-compatible bytes."""
-    as_str = isinstance(document, str)
-
-    def pattern(text):
-        return re.compile(text if as_str else text.encode(), re.IGNORECASE)
-
-    def drop_forbidden(match):
-        digits, base = (match[1], 16) if match[1] is not None else (match[2], 10)
-        code = int(digits or "0", base) if len(digits) <= 8 else -1
-        allowed = code in (0x9, 0xA, 0xD) or 0x20 <= code <= 0xD7FF
-        allowed = allowed or 0xE000 <= code <= 0xFFFD or 0x10000 <= code <= 0x10FFFF
-        return match[0] if allowed else match[0][:0]
-
-    nul = "\x00" if as_str else b"\x00"
-    document = document.replace(nul, nul[:0])
-    document = pattern(CHAR_REF).sub(drop_forbidden, document)
-    ends = [match.end() for match in pattern(ENTRY_END).finditer(document)]
-    if len(ends) > limit:
-        # What follows the last entry closes the document (</channel></rss>, </feed>).
-        document = document[: ends[limit - 1]] + document[ends[-1] :]
-    return document
-
-
-def web_link(url):
-    """An http(s) link of sane length, or "" (no javascript: or data: links on our pages)."""
-    url = clean(url)
-    return url if url.lower().startswith(("http://", "https://")) and len(url) <= 2000 else ""
 
 
 def read_entry(entry, base_url=""):
@@ -433,47 +309,6 @@ def content_of(entry):
                 value = text_html(value)
             return safe_html(value)
     return ""
-
-
-IMG_TAG = re.compile(r"<img\b")
-IMG_PRIVACY = '<img loading="lazy" referrerpolicy="no-referrer"'
-
-
-def safe_html(markup, base=""):
-    """``markup`` cut down to the allowlists above: safe tags and attributes, http(s)/mailto links.
-
-    With a ``base`` URL, relative links and image sources are made absolute
-    (feedparser does that itself; the other readers ask for it here).
-    """
-    resolve = None
-    if base:
-
-        def resolve(tag, attribute, value):
-            if attribute not in ("href", "src"):
-                return value
-            try:
-                return urljoin(base, value)
-            except ValueError:  # e.g. "http://[oops/": no link is better than a crash
-                return None
-
-    cleaned = nh3.clean(
-        markup,
-        tags=CONTENT_TAGS,
-        attributes=CONTENT_ATTRIBUTES,
-        url_schemes=CONTENT_URL_SCHEMES,
-        link_rel="noopener noreferrer nofollow",
-        attribute_filter=resolve,
-    )
-    # Images load lazily and tell their host nothing of the reader. Added here,
-    # not by nh3's set_tag_attribute_values, which writes them in a random order:
-    # the same entry would change checksum, and be rewritten, on every import.
-    # In nh3's output "<img" can only start a tag (text has its "<" escaped).
-    return IMG_TAG.sub(IMG_PRIVACY, cleaned)
-
-
-def text_html(text):
-    """Plain text as safe HTML: escaped, paragraphs and line breaks kept."""
-    return linebreaks(escape(text))
 
 
 def choose_guids(entries):

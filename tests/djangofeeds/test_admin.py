@@ -24,6 +24,7 @@ def purge_queues():
 
 
 def test_feed_changelist_shows_status_columns(admin_client):
+    """The feed list shows each feed's status, last error, error count and post count."""
     feed = FeedFactory(
         title="Broken feed",
         last_status=Outcome.FAILED,
@@ -50,6 +51,7 @@ def test_feed_changelist_shows_status_columns(admin_client):
 
 
 def test_feed_changelist_filters_and_search(admin_client):
+    """The feed list filters by errors and by active, and searches by title."""
     FeedFactory(title="Healthy one")
     FeedFactory(title="Failing one", error_count=2)
     FeedFactory(title="Sleeping one", is_active=False)
@@ -64,6 +66,7 @@ def test_feed_changelist_filters_and_search(admin_client):
 
 
 def test_import_now_queues_and_reports(admin_client, purge_queues):
+    """The "Import now" action claims the chosen feeds, queues their imports, says how many."""
     feeds = FeedFactory.create_batch(2)
 
     response = run_action(admin_client, CHANGELIST, "import_now", feeds)
@@ -73,6 +76,7 @@ def test_import_now_queues_and_reports(admin_client, purge_queues):
 
 
 def test_import_now_does_not_queue_a_feed_twice(admin_client, purge_queues):
+    """The "Import now" action queues nothing for a feed already queued, and says so."""
     feed = FeedFactory()
     run_action(admin_client, CHANGELIST, "import_now", [feed])
 
@@ -82,6 +86,7 @@ def test_import_now_does_not_queue_a_feed_twice(admin_client, purge_queues):
 
 
 def test_import_now_with_the_broker_down_says_so(admin_client, use_broker):
+    """With the broker down, "Import now" says so and leaves the feed unclaimed and due."""
     use_broker("redis://127.0.0.1:1/0")  # nothing listens there
     feed = FeedFactory()
 
@@ -95,6 +100,7 @@ def test_import_now_with_the_broker_down_says_so(admin_client, use_broker):
 
 
 def test_activate_deactivate_and_reset_errors(admin_client):
+    """The actions activate and deactivate feeds; resetting errors clears them and makes it due."""
     feed = FeedFactory(is_active=False, error_count=4, last_error="boom")
 
     assert messages_of(run_action(admin_client, CHANGELIST, "activate", [feed])) == [
@@ -112,6 +118,7 @@ def test_activate_deactivate_and_reset_errors(admin_client):
 
 
 def test_feed_actions_need_the_change_permission(client, purge_queues):
+    """A staff user who may only view feeds is offered no action and can queue nothing."""
     viewer = User.objects.create_user("viewer", password="pw", is_staff=True)
     viewer.user_permissions.add(Permission.objects.get(codename="view_feed"))
     client.force_login(viewer)
@@ -129,6 +136,7 @@ def test_feed_actions_need_the_change_permission(client, purge_queues):
 
 
 def test_posts_and_import_runs_are_read_only(admin_client):
+    """Posts and import runs can be listed and viewed in the admin, not added or changed."""
     post = PostFactory()
     run = ImportRun.objects.create(feed=post.feed, outcome=Outcome.IMPORTED, created=1)
 
@@ -151,6 +159,7 @@ def test_posts_and_import_runs_are_read_only(admin_client):
     ],
 )
 def test_feed_add_form_refuses_urls_that_cannot_be_fetched(admin_client, url, problem):
+    """The add form refuses a URL with credentials or another scheme, saying why."""
     response = admin_client.post(
         reverse("admin:djangofeeds_feed_add"), {"url": url, "is_active": "on"}
     )
@@ -160,6 +169,7 @@ def test_feed_add_form_refuses_urls_that_cannot_be_fetched(admin_client, url, pr
 
 
 def test_feed_change_page_opens(admin_client):
+    """A feed's change page opens without changing anything."""
     feed = FeedFactory()
 
     response = admin_client.get(reverse("admin:djangofeeds_feed_change", args=[feed.pk]))
@@ -187,6 +197,7 @@ def test_feed_change_page_lists_the_recent_import_runs(admin_client):
 
 
 def test_feed_add_page_has_no_runs_panel(admin_client):
+    """The add page has no panel of import runs (a new feed has none)."""
     page = admin_client.get(reverse("admin:djangofeeds_feed_add")).text
     assert "Recent import runs" not in page
 
@@ -211,6 +222,7 @@ def test_needs_attention_filter_finds_failing_and_overdue_feeds(admin_client):
 
 
 def test_refresh_runs_show_the_current_rounds_progress_and_a_closed_rounds_counts(admin_client):
+    """The refresh-run list counts an open round live and a closed one from its totals."""
     feeds = FeedFactory.create_batch(3)
     current = RefreshRun.objects.create(feeds=3)
     ImportRun.objects.create(feed=feeds[0], refresh_run=current, outcome=Outcome.NOT_MODIFIED)

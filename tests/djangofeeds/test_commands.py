@@ -22,6 +22,7 @@ def run(*args, **options):
 
 
 def test_addfeed_adds_new_feeds_and_reports_known_ones():
+    """addfeed adds new URLs and reports the ones already subscribed."""
     FeedFactory(url="http://known.example/feed")
 
     out, _ = run("addfeed", "http://new.example/feed", "http://known.example/feed")
@@ -32,6 +33,7 @@ def test_addfeed_adds_new_feeds_and_reports_known_ones():
 
 
 def test_addfeed_refuses_unfetchable_urls_with_a_clear_error():
+    """addfeed adds the fetchable URLs and fails naming how many were refused."""
     with pytest.raises(CommandError, match="1 of 2 URLs were not added"):
         run("addfeed", "ftp://files.example/feed", "http://ok.example/feed")
 
@@ -39,6 +41,7 @@ def test_addfeed_refuses_unfetchable_urls_with_a_clear_error():
 
 
 def test_addfeed_import_imports_right_away(feed_server):
+    """addfeed --import imports the new feed's posts at once."""
     url = feed_server.serve("/a.xml", rss(numbered_items(3)))
 
     out, _ = run("addfeed", url, "--import")
@@ -47,6 +50,7 @@ def test_addfeed_import_imports_right_away(feed_server):
 
 
 def test_import_feeds_sync_shows_progress_and_a_table(feed_server):
+    """import_feeds --sync shows a progress bar and a table of outcomes per URL."""
     good = feed_server.serve("/good.xml", rss(numbered_items(2)))
     same = feed_server.serve("/same.xml", rss(numbered_items(1, prefix="other")))
 
@@ -61,6 +65,7 @@ def test_import_feeds_sync_shows_progress_and_a_table(feed_server):
 
 
 def test_import_feeds_sync_fails_when_an_import_fails(feed_server):
+    """import_feeds --sync fails when one import fails, after importing the others."""
     good = feed_server.serve("/good.xml", rss(numbered_items(2)))
     bad = feed_server.url("/missing.xml")
 
@@ -72,6 +77,7 @@ def test_import_feeds_sync_fails_when_an_import_fails(feed_server):
 
 
 def test_import_feeds_sync_goes_through_the_lock(feed_server):
+    """import_feeds --sync skips a feed whose lock another import holds."""
     url = feed_server.serve("/locked.xml", rss(numbered_items(1)))
     holder = CacheLock(lock_key(import_feed.name, url), expire=60)
     holder.acquire()
@@ -83,6 +89,7 @@ def test_import_feeds_sync_goes_through_the_lock(feed_server):
 
 
 def test_import_feeds_all_and_due_select_feeds(feed_server):
+    """import_feeds --due imports the active due feeds and leaves inactive ones alone."""
     due = feed_server.serve("/due.xml", rss(numbered_items(1)))
     FeedFactory(url=due)
     FeedFactory(url=feed_server.serve("/inactive.xml", rss(numbered_items(1))), is_active=False)
@@ -94,6 +101,7 @@ def test_import_feeds_all_and_due_select_feeds(feed_server):
 
 
 def test_import_feeds_needs_something_to_import():
+    """import_feeds needs URLs, --all or --due, and not URLs together with --all."""
     with pytest.raises(CommandError, match="give feed URLs, --all or --due"):
         run("import_feeds")
     with pytest.raises(CommandError, match="not both"):
@@ -101,6 +109,7 @@ def test_import_feeds_needs_something_to_import():
 
 
 def test_import_feeds_queues_by_default():
+    """import_feeds queues the imports, and does not queue a feed already queued."""
     FeedFactory.create_batch(2)
     try:
         out, _ = run("import_feeds", "--all")
@@ -113,6 +122,7 @@ def test_import_feeds_queues_by_default():
 
 
 def test_import_feeds_with_the_broker_down_is_a_clear_error(use_broker):
+    """With the broker down, import_feeds fails with a clear error."""
     use_broker("redis://127.0.0.1:1/0")
     FeedFactory()
 
@@ -141,6 +151,7 @@ OPML = b"""<?xml version="1.0" encoding="utf-8"?>
 
 
 def test_opml_import_reads_nested_outlines_and_reports(tmp_path, settings):
+    """opml_import adds nested outlines with titles and links, skips known and invalid URLs."""
     settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = False
     FeedFactory(url="http://known.example/feed")
     path = tmp_path / "feeds.opml"
@@ -201,6 +212,7 @@ def test_addfeed_refuses_what_django_would_not_call_a_url_with_a_reason_each():
 
 
 def test_opml_import_refuses_entity_tricks(tmp_path):
+    """An OPML file with entity definitions is refused as unreadable; nothing is added."""
     path = tmp_path / "laughs.opml"
     path.write_bytes(
         b'<?xml version="1.0"?><!DOCTYPE opml [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>'
@@ -213,11 +225,13 @@ def test_opml_import_refuses_entity_tricks(tmp_path):
 
 
 def test_opml_import_missing_file_is_a_clear_error(tmp_path):
+    """A missing OPML file is a clear error naming it."""
     with pytest.raises(CommandError, match=r"cannot read .*nothing.opml: No such file"):
         run("opml_import", str(tmp_path / "nothing.opml"))
 
 
 def test_opml_export_round_trips(tmp_path):
+    """Exported OPML imports back to the same URLs, titles and links."""
     FeedFactory(url="http://a.example/feed", title="A & B <feeds>", link="http://a.example/")
     FeedFactory(url="http://b.example/rss?x=1&y=2", title="")
     path = tmp_path / "out.opml"
@@ -237,6 +251,7 @@ def test_opml_export_round_trips(tmp_path):
 
 
 def test_opml_export_to_stdout():
+    """opml_export without a file writes the OPML to standard output."""
     FeedFactory(url="http://a.example/feed", title="A")
 
     out, _ = run("opml_export")

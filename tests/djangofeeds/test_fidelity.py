@@ -16,7 +16,7 @@ from tests.support.fidelity import check, corpus_files, fast_reader_takes, name_
 
 # Reviewed differences from feedparser's reading, each with its reason.
 MOSTLY_UTF8 = (
-    "mostly valid UTF-8 with a few invalid bytes: those become U+FFFD (parse.mostly_utf8) "
+    "mostly valid UTF-8 with a few invalid bytes: those become U+FFFD (prepare.mostly_utf8) "
     "where feedparser reads the whole document as windows-1252 and garbles every other "
     "non-ASCII character"
 )

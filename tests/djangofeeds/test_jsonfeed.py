@@ -92,6 +92,7 @@ def test_json_feed_1_0_is_found_by_its_version_url_whatever_the_content_type(fee
 
 
 def test_json_feed_keeps_the_newest_500_items(feed_server):
+    """Of 600 JSON Feed items, the newest 500 are stored."""
     items = [
         {"id": f"i{n}", "title": f"Item {n}", "date_published": f"2026-01-01T00:00:{n % 60:02}Z"}
         for n in range(600)
@@ -129,6 +130,7 @@ def test_json_feed_keeps_the_newest_500_items(feed_server):
     ],
 )
 def test_bad_json_is_recorded_on_the_feed_with_a_readable_error(feed_server, body, error):
+    """Bad JSON or no JSON Feed fails for good with a short one-line error."""
     url = feed_server.serve("/bad.json", body, content_type="application/feed+json")
 
     result = import_feed(url)
@@ -150,6 +152,7 @@ def test_json_nesting_within_the_bound_is_read(feed_server):
 
 
 def test_json_feed_over_the_size_cap_is_refused(feed_server, settings):
+    """A JSON Feed over the size cap is refused and stores nothing."""
     settings.DJANGOFEEDS_MAX_BYTES = 10_000
     items = [{"id": str(n), "content_text": "x" * 100} for n in range(200)]
     url = feed_server.serve("/big.json", json_feed(items), content_type="application/feed+json")
@@ -160,6 +163,7 @@ def test_json_feed_over_the_size_cap_is_refused(feed_server, settings):
 
 
 def test_addfeed_import_takes_a_json_feed(feed_server):
+    """addfeed --import imports a JSON Feed."""
     url = feed_server.serve("/cmd.json", json_feed(ITEMS), content_type="application/feed+json")
     out = io.StringIO()
 
@@ -191,6 +195,7 @@ def test_rss_served_as_json_is_still_read_as_rss(feed_server):
 
 
 def test_json_feed_with_an_unparsable_link_in_its_html_drops_the_link(feed_server):
+    """An unparsable link or image source in JSON Feed HTML is dropped, the post kept."""
     items = [{"id": "x", "content_html": '<a href="http://[oops/">x</a><img src="//[::1">'}]
     url = feed_server.serve("/odd.json", json_feed(items), content_type="application/feed+json")
 

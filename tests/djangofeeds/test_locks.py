@@ -42,10 +42,12 @@ def lock_cache(request):
 
 
 def test_lock_uses_meta_commands_on_memcached_and_sql_on_the_database(memcached_cache):
+    """On memcached the lock uses meta commands."""
     assert isinstance(CacheLock(KEY, expire=5)._backend, MemcachedMeta)
 
 
 def test_lock_on_the_database_cache_uses_conditional_sql(database_cache):
+    """On the database cache the lock uses conditional SQL on the cache's rows."""
     assert isinstance(CacheLock(KEY, expire=5)._backend, DatabaseRows)
 
 
@@ -69,6 +71,7 @@ def test_lock_excludes_other_processes(memcached_cache):
 
 
 def test_lock_busy_while_held_and_free_after_release(lock_cache):
+    """A held lock cannot be taken again until its owner releases it."""
     first, second = CacheLock(KEY, expire=30), CacheLock(KEY, expire=30)
 
     assert first.acquire()
@@ -78,6 +81,7 @@ def test_lock_busy_while_held_and_free_after_release(lock_cache):
 
 
 def test_lock_non_owner_cannot_release(lock_cache):
+    """Only the owner releases a lock: a wrong token or CAS deletes nothing."""
     owner, other = CacheLock(KEY, expire=30), CacheLock(KEY, expire=30)
     owner.acquire()
 
@@ -91,6 +95,7 @@ def test_lock_non_owner_cannot_release(lock_cache):
 
 
 def test_lock_expired_holder_does_not_delete_the_new_owners_lock(lock_cache):
+    """A holder whose lease ran out cannot release the lock a new owner took."""
     stale = CacheLock(KEY, expire=1)
     stale.acquire()
     time.sleep(2.1)  # the lease runs out (the database cache stores whole seconds)
@@ -105,6 +110,7 @@ def test_lock_expired_holder_does_not_delete_the_new_owners_lock(lock_cache):
 
 
 def test_lock_value_is_the_owners_token(lock_cache):
+    """The lock's cache value is its owner's token."""
     lock = CacheLock(KEY, expire=30)
     lock.acquire()
 
@@ -115,6 +121,7 @@ def test_lock_value_is_the_owners_token(lock_cache):
 
 @pytest.mark.django_db(transaction=True)  # the renewal thread has its own database connection
 def test_lock_keep_alive_renews_a_long_lease(lock_cache):
+    """keep_alive renews the lease, so work longer than it keeps the lock."""
     lock = CacheLock(KEY, expire=2)
     lock.acquire()
 
@@ -127,6 +134,7 @@ def test_lock_keep_alive_renews_a_long_lease(lock_cache):
 
 
 def test_lock_renew_notices_a_lost_lock(lock_cache):
+    """Renewing a lock another owner took fails and marks the lock lost."""
     lock = CacheLock(KEY, expire=1)
     lock.acquire()
     time.sleep(2.1)
@@ -138,6 +146,7 @@ def test_lock_renew_notices_a_lost_lock(lock_cache):
 
 
 def test_lock_memcached_down_is_unavailable_not_busy(memcached_cache):
+    """With memcached down, acquiring raises LockUnavailable rather than saying "busy"."""
     memcached_cache.stop()
     # Put pymemcache's HashClient into its "failed server" state first: there
     # cache.add() answers False, as if the key were taken.
@@ -166,6 +175,7 @@ def test_lock_lets_a_time_limit_through_not_unavailable(memcached_cache, monkeyp
 
 
 def test_lock_works_again_when_memcached_returns(memcached_cache):
+    """Once memcached is back, the lock can be taken again."""
     memcached_cache.stop()
     with pytest.raises(LockUnavailable):
         CacheLock(KEY, expire=30).acquire()
@@ -176,6 +186,7 @@ def test_lock_works_again_when_memcached_returns(memcached_cache):
 
 
 def test_lock_context_manager_releases(lock_cache):
+    """The with form holds the lock inside the block and releases it after."""
     with CacheLock(KEY, expire=30) as lock:
         assert lock.acquired
         assert not CacheLock(KEY, expire=30).acquire()
@@ -184,6 +195,7 @@ def test_lock_context_manager_releases(lock_cache):
 
 
 def test_lock_on_a_process_local_cache_falls_back_and_the_check_warns(settings):
+    """On a process-local cache the lock still works and the system check warns."""
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     lock = CacheLock(KEY, expire=30)
 
@@ -193,4 +205,5 @@ def test_lock_on_a_process_local_cache_falls_back_and_the_check_warns(settings):
 
 
 def test_lock_check_is_quiet_for_shared_caches(lock_cache):
+    """The system check says nothing when the lock's cache is shared."""
     assert check_lock_cache(None) == []

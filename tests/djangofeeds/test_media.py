@@ -2,7 +2,6 @@
 
 import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -18,12 +17,11 @@ from djangofeeds.media import (
     enclosures_from,
 )
 from djangofeeds.parse import ParsedEntry, parse
-
-FIXTURES = Path(__file__).parent / "fixtures"
+from tests.support.fixtures import fixture
 
 
 def json_feed_item(guid):
-    document = json.loads((FIXTURES / "jsonfeed-attachments.json").read_text())
+    document = json.loads(fixture("jsonfeed-attachments.json"))
     return next(item for item in document["items"] if item["id"] == guid)
 
 
@@ -41,6 +39,7 @@ def test_json_feed_attachments_resolved_deduplicated_and_typed():
 
 
 def test_json_feed_tags_are_trimmed_and_unique():
+    """JSON Feed tags are trimmed and repeated ones dropped; case still tells them apart."""
     _, categories, _ = from_json_feed(json_feed_item("qc-2"), "https://queuecast.example.net/")
 
     assert categories == [("Celery", ""), ("reliability", ""), ("celery", "")]
@@ -87,10 +86,12 @@ def test_json_feed_bad_attachments_are_dropped_and_counted():
     ],
 )
 def test_enclosure_url_refuses_what_must_not_become_a_link(url):
+    """Scripts, data, other schemes, private hosts, credentials, bad and long URLs give ""."""
     assert enclosure_url(url, "https://example.com/feed.xml") == ""
 
 
 def test_enclosure_url_keeps_public_http_and_resolves_relative_ones():
+    """Public http(s) enclosure URLs are kept; relative ones resolve against the feed."""
     base = "https://example.com/podcast/feed.xml"
     assert enclosure_url("ep1.mp3", base) == "https://example.com/podcast/ep1.mp3"
     assert enclosure_url("http://93.184.216.34/a.mp3", base) == "http://93.184.216.34/a.mp3"
@@ -116,10 +117,12 @@ def test_enclosure_url_keeps_public_http_and_resolves_relative_ones():
     ],
 )
 def test_enclosure_length_is_a_plain_number_or_unknown(raw, length):
+    """An enclosure length is a plain non-negative number of sane size, else unknown."""
     assert enclosure_length(raw) == length
 
 
 def test_enclosure_type_is_normalized_or_guessed_from_the_extension():
+    """Enclosure types are lowercased without parameters, or guessed from the extension."""
     enclosures = enclosures_from(
         [
             {"url": "https://example.com/a.mp3", "type": "Audio/MPEG; charset=binary"},
@@ -132,6 +135,7 @@ def test_enclosure_type_is_normalized_or_guessed_from_the_extension():
 
 
 def test_enclosures_are_bounded_per_item():
+    """An item keeps MAX_ENCLOSURES enclosures; the rest are counted as dropped."""
     dropped = Counter()
     items = [{"url": f"https://example.com/{n}.mp3"} for n in range(MAX_ENCLOSURES + 5)]
 
@@ -140,6 +144,7 @@ def test_enclosures_are_bounded_per_item():
 
 
 def test_ten_thousand_categories_are_cut_to_the_bound_and_counted():
+    """10,000 categories are cut to MAX_CATEGORIES and the rest counted as dropped."""
     dropped = Counter()
     items = [{"name": f"tag {n}"} for n in range(10_000)]
 
@@ -150,6 +155,7 @@ def test_ten_thousand_categories_are_cut_to_the_bound_and_counted():
 
 
 def test_category_names_are_trimmed_collapsed_bounded_and_never_empty():
+    """Category names are trimmed, collapsed, bounded and de-duplicated; empty ones go."""
     categories = categories_from(
         [
             {"name": "  Message \n\t queues  ", "domain": " https://example.com/t "},
@@ -185,7 +191,8 @@ def test_checksum_changes_with_enclosures_and_categories_only():
 
 
 def test_parse_podcast_rss_reads_enclosures_media_content_and_categories():
-    feed = parse((FIXTURES / "podcast.xml").read_bytes(), url="https://radio.example.com/feed.xml")
+    """A podcast's enclosures, media:content and categories are read, and drops counted."""
+    feed = parse(fixture("podcast.xml"), url="https://radio.example.com/feed.xml")
 
     assert sorted(feed.categories) == [
         ("Programming", ""),
@@ -217,9 +224,8 @@ def test_parse_podcast_rss_reads_enclosures_media_content_and_categories():
 
 
 def test_parse_atom_reads_enclosure_links_and_category_labels():
-    feed = parse(
-        (FIXTURES / "atom-media.xml").read_bytes(), url="https://talks.example.org/feed.atom"
-    )
+    """Atom enclosure links become enclosures and category labels their names."""
+    feed = parse(fixture("atom-media.xml"), url="https://talks.example.org/feed.atom")
 
     assert feed.categories == [("Conferences", "https://talks.example.org/tags")]
     scaling, hostile = feed.entries

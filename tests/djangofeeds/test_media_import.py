@@ -1,21 +1,14 @@
 """Enclosures and categories through the importer: stored in bulk, updated, fenced, bounded."""
 
-from pathlib import Path
-
 import pytest
 
 from djangofeeds.importer import import_feed
 from djangofeeds.media import MAX_CATEGORIES
 from djangofeeds.models import Category, Enclosure, Feed, Post
 from tests.support.feed_server import numbered_items, rss, with_media
+from tests.support.fixtures import fixture
 
 pytestmark = pytest.mark.django_db
-
-FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def fixture(name):
-    return (FIXTURES / name).read_bytes()
 
 
 def enclosures_of(post):
@@ -50,6 +43,7 @@ def test_json_feed_attachments_and_tags_are_stored_by_the_same_rules(feed_server
 
 
 def test_podcast_import_stores_enclosures_and_categories(feed_server):
+    """A podcast import stores the feed's and each post's categories and enclosures."""
     url = feed_server.serve("/podcast.xml", fixture("podcast.xml"))
 
     result = import_feed(url)
@@ -82,6 +76,7 @@ def test_podcast_import_stores_enclosures_and_categories(feed_server):
 
 
 def test_import_records_what_it_dropped_on_the_run(feed_server):
+    """What normalization dropped is counted in the run's warning."""
     url = feed_server.serve("/podcast.xml", fixture("podcast.xml"))
 
     run = import_feed(url).run
@@ -91,6 +86,7 @@ def test_import_records_what_it_dropped_on_the_run(feed_server):
 
 
 def test_atom_import_stores_enclosure_links_and_categories(feed_server):
+    """An Atom import stores enclosure links and categories, one row per shared category."""
     url = feed_server.serve(
         "/talks.atom", fixture("atom-media.xml"), content_type="application/atom+xml"
     )
@@ -114,6 +110,7 @@ def test_atom_import_stores_enclosure_links_and_categories(feed_server):
 
 
 def test_ten_thousand_categories_on_one_item_are_cut_and_the_import_carries_on(feed_server):
+    """10,000 categories on one item are cut to the bound; the import goes on and says so."""
     items = numbered_items(3)
     items[1]["categories"] = [(f"tag {n}", "") for n in range(10_000)]
     url = feed_server.serve("/tags.xml", rss(items))
@@ -127,6 +124,7 @@ def test_ten_thousand_categories_on_one_item_are_cut_and_the_import_carries_on(f
 
 
 def test_changed_enclosures_and_categories_replace_the_old_ones(feed_server):
+    """Changed enclosures and categories replace the old ones of the updated post."""
     items = numbered_items(3)
     items[0]["enclosures"] = [("https://cdn.example.com/old.mp3", "audio/mpeg", 10)]
     items[0]["categories"] = [("Old", "")]
@@ -146,6 +144,7 @@ def test_changed_enclosures_and_categories_replace_the_old_ones(feed_server):
 
 
 def test_removed_enclosures_count_as_a_change(feed_server):
+    """An entry that loses its enclosure updates its post and removes the enclosure."""
     items = numbered_items(2)
     items[0]["enclosures"] = [("https://cdn.example.com/gone.mp3", "audio/mpeg", 10)]
     url = feed_server.serve("/removed.xml", rss(items))
@@ -196,6 +195,7 @@ def test_first_import_queries_grow_per_batch_not_per_post(
 
 
 def test_stale_fence_writes_no_enclosure_or_category(feed_server):
+    """An import with a stale fence writes no post, enclosure or category."""
     url = feed_server.serve("/fenced.xml", rss(with_media(numbered_items(5))))
     holder = Feed.objects.next_fence(url)
     Feed.objects.next_fence(url)  # a newer holder took over

@@ -24,6 +24,7 @@ def post_with_media(**fields):
 
 
 def test_post_page_plays_audio_and_video_and_offers_other_files_for_download(client):
+    """A post page plays audio and video and offers other files for download, with sizes."""
     post = post_with_media(title="Episode 1")
 
     response = client.get(reverse("djangofeeds:post_detail", args=[post.pk]))
@@ -41,10 +42,12 @@ def test_post_page_plays_audio_and_video_and_offers_other_files_for_download(cli
 
 
 def test_post_page_of_an_unknown_post_is_404(client):
+    """The page of a post that does not exist is a 404."""
     assert client.get(reverse("djangofeeds:post_detail", args=[999])).status_code == 404
 
 
 def test_post_lists_link_to_the_post_page_and_show_players(client):
+    """The post lists link to each post's page and show its players."""
     post = post_with_media(title="Episode 1")
 
     for url in ("/feeds/", post.feed.get_absolute_url()):
@@ -54,12 +57,14 @@ def test_post_lists_link_to_the_post_page_and_show_players(client):
 
 
 def test_pages_allow_media_from_other_sites_and_still_no_scripts(client):
+    """The pages' policy lets media load from other sites and still runs no script."""
     page = client.get("/feeds/").text
 
     assert "media-src https: http:;" in page and "script-src 'none'" in page
 
 
 def test_post_list_filters_by_category_and_keeps_it_across_pages(client):
+    """The post list filters by category, keeps it across pages; an unknown one is a 404."""
     news = Category.objects.create(name="News")
     other = Category.objects.create(name="Other")
     feed = FeedFactory()
@@ -76,6 +81,7 @@ def test_post_list_filters_by_category_and_keeps_it_across_pages(client):
 
 
 def test_post_list_links_each_category(client):
+    """The post list links each of a post's categories to its filtered list."""
     post = PostFactory(feed=FeedFactory())
     category = Category.objects.create(name="Podcasts", domain="https://example.com/t")
     post.categories.add(category)
@@ -86,6 +92,7 @@ def test_post_list_links_each_category(client):
 
 
 def test_post_pages_cost_the_same_queries_for_more_posts(client, django_assert_max_num_queries):
+    """The post list takes a fixed number of queries, however many posts and media."""
     feed = FeedFactory()
     category = Category.objects.create(name="Shared")
     for _ in range(20):
@@ -96,6 +103,7 @@ def test_post_pages_cost_the_same_queries_for_more_posts(client, django_assert_m
 
 
 def test_admin_post_page_shows_enclosures_inline(admin_client):
+    """The admin's post page shows the post's enclosures inline."""
     post = post_with_media()
 
     page = admin_client.get(reverse("admin:djangofeeds_post_change", args=[post.pk])).text
@@ -105,6 +113,7 @@ def test_admin_post_page_shows_enclosures_inline(admin_client):
 
 
 def test_admin_posts_filter_and_search_by_category(admin_client):
+    """The admin's post list filters and searches by category."""
     cache.delete(TOP_CATEGORIES_KEY)  # counted every few minutes; a shared memcached keeps it
     podcasts = Category.objects.create(name="Podcasts")
     tagged = PostFactory(title="Tagged post")
@@ -122,6 +131,7 @@ def test_admin_posts_filter_and_search_by_category(admin_client):
 
 
 def test_admin_categories_count_posts_and_link_to_them(admin_client):
+    """The admin's category list counts each category's posts and links to them."""
     podcasts = Category.objects.create(name="Podcasts")
     for post in PostFactory.create_batch(3):
         post.categories.add(podcasts)
@@ -134,12 +144,14 @@ def test_admin_categories_count_posts_and_link_to_them(admin_client):
 
 
 def test_admin_changelists_skip_the_full_count(admin_client):
+    """The admin's lists of feeds, posts, runs and categories skip the full count."""
     for name in ("feed", "post", "importrun", "category"):
         response = admin_client.get(reverse(f"admin:djangofeeds_{name}_changelist"))
         assert response.context["cl"].show_full_result_count is False
 
 
 def test_admin_feed_page_lists_the_feed_categories(admin_client):
+    """The admin's feed page lists the feed's categories."""
     feed = FeedFactory()
     feed.categories.add(Category.objects.create(name="Technology"))
 

@@ -1,16 +1,13 @@
 """A podcast through real worker processes: enclosures stored, history bounded, cleanup run."""
 
-from pathlib import Path
-
 import pytest
 
 from djangofeeds.importer import import_feed as import_here
 from djangofeeds.models import Enclosure, Feed, ImportRun, Post
 from djangofeeds.tasks import cleanup, import_feed
+from tests.support.fixtures import fixture
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def test_podcast_through_a_worker_keeps_its_newest_episodes_with_their_audio(
@@ -21,7 +18,7 @@ def test_podcast_through_a_worker_keeps_its_newest_episodes_with_their_audio(
         queues=["feeds"],
         env={"MEMCACHED_LOCATION": memcached.location, "DJANGOFEEDS_KEEP_POSTS": "2"},
     )
-    body = (FIXTURES / "podcast.xml").read_bytes()
+    body = fixture("podcast.xml")
     url = feed_server.serve("/podcast.xml", body)
 
     first = import_feed.delay(url).get(timeout=60)
@@ -42,11 +39,12 @@ def test_podcast_through_a_worker_keeps_its_newest_episodes_with_their_audio(
 
 
 def test_cleanup_task_runs_on_a_worker(feed_server, memcached, worker_factory, settings):
+    """The cleanup task runs on a worker and keeps its DJANGOFEEDS_KEEP_POSTS newest posts."""
     worker_factory(
         queues=["feeds"],
         env={"MEMCACHED_LOCATION": memcached.location, "DJANGOFEEDS_KEEP_POSTS": "1"},
     )
-    url = feed_server.serve("/podcast.xml", (FIXTURES / "podcast.xml").read_bytes())
+    url = feed_server.serve("/podcast.xml", fixture("podcast.xml"))
     settings.DJANGOFEEDS_KEEP_POSTS = 5  # this process imports all three
     import_here(url)
 

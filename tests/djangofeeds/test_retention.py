@@ -25,6 +25,7 @@ def newest(count, start=0):
 
 
 def test_import_past_the_bound_keeps_the_newest_posts(feed_server, settings):
+    """An import past DJANGOFEEDS_KEEP_POSTS keeps the newest posts and says how many went."""
     settings.DJANGOFEEDS_KEEP_POSTS = 10
     url = feed_server.serve("/long.xml", rss(with_media(numbered_items(15))))
 
@@ -53,6 +54,7 @@ def test_pruned_posts_never_come_back_while_the_feed_lists_them(feed_server, set
 
 
 def test_new_posts_push_the_oldest_out_and_tombstones_follow_the_feed(feed_server, settings):
+    """New posts push the oldest out; tombstones remember only what the feed still lists."""
     settings.DJANGOFEEDS_KEEP_POSTS = 10
     url = feed_server.serve("/long.xml", rss(numbered_items(15, start=2)))
     import_feed(url)
@@ -72,6 +74,7 @@ def test_new_posts_push_the_oldest_out_and_tombstones_follow_the_feed(feed_serve
 
 
 def test_undated_posts_are_pruned_first_and_stay_pruned(feed_server, settings):
+    """Undated posts are pruned first and the next import does not bring them back."""
     settings.DJANGOFEEDS_KEEP_POSTS = 4
     items = numbered_items(6)
     for item in items[:2]:
@@ -86,6 +89,7 @@ def test_undated_posts_are_pruned_first_and_stay_pruned(feed_server, settings):
 
 
 def test_cleanup_prunes_every_feed_over_the_bound_in_batches(feed_server, settings):
+    """Pruning all feeds cuts only those over the bound; the pruned posts stay gone."""
     url = feed_server.serve("/many.xml", rss(numbered_items(30)))
     import_feed(url)
     small = feed_server.serve("/few.xml", rss(numbered_items(3, prefix="few")))
@@ -102,6 +106,7 @@ def test_cleanup_prunes_every_feed_over_the_bound_in_batches(feed_server, settin
 
 
 def test_prune_posts_deletes_in_batches(feed_server, django_assert_max_num_queries):
+    """prune_posts deletes a feed's older posts in batches of the given size."""
     url = feed_server.serve("/many.xml", rss(numbered_items(25)))
     import_feed(url)
     feed = Feed.objects.get(url=url)
@@ -115,6 +120,7 @@ def test_prune_posts_deletes_in_batches(feed_server, django_assert_max_num_queri
 
 
 def test_tombstones_are_bounded_by_what_a_feed_can_list(feed_server, monkeypatch):
+    """A feed keeps at most MAX_ENTRIES tombstones, as many as it can list."""
     monkeypatch.setattr(parse, "MAX_ENTRIES", 8)
     url = feed_server.serve("/many.xml", rss(numbered_items(8)))
     import_feed(url)
@@ -147,6 +153,7 @@ def deletes_of(captured, table):
 def test_run_retention_keeps_the_last_runs_of_each_feed_even_when_old(
     settings, django_assert_max_num_queries
 ):
+    """Old import runs are deleted in batches, except each feed's last few."""
     settings.DJANGOFEEDS_KEEP_RUNS_DAYS = 7
     settings.DJANGOFEEDS_KEEP_RUNS_PER_FEED = 3
     busy, quiet, dead = FeedFactory(), FeedFactory(), FeedFactory()
@@ -166,6 +173,7 @@ def test_run_retention_keeps_the_last_runs_of_each_feed_even_when_old(
 
 
 def test_run_retention_works_across_feed_batches(settings, monkeypatch):
+    """Run retention covers every feed when the feeds come in several batches."""
     monkeypatch.setattr(retention, "FEEDS_PER_BATCH", 2)
     feeds = FeedFactory.create_batch(5)
     for feed in feeds:
@@ -197,6 +205,7 @@ def test_finished_refresh_rounds_older_than_the_kept_days_are_deleted_and_their_
 
 
 def test_task_results_older_than_result_expires_are_deleted_in_batches(settings):
+    """Task results older than CELERY_RESULT_EXPIRES are deleted in batches."""
     settings.CELERY_RESULT_EXPIRES = 3600
     now = timezone.now()
     for number, age in enumerate([0, 10, 7200, 7300, 86400]):
@@ -208,6 +217,7 @@ def test_task_results_older_than_result_expires_are_deleted_in_batches(settings)
 
 
 def test_cleanup_task_prunes_posts_runs_and_results(feed_server, settings):
+    """The cleanup task prunes posts, import runs and results and sums them up."""
     from djangofeeds.tasks import cleanup
 
     url = feed_server.serve("/many.xml", rss(numbered_items(12)))
@@ -230,6 +240,7 @@ def test_cleanup_task_prunes_posts_runs_and_results(feed_server, settings):
 
 
 def test_cleanup_and_result_expiry_are_on_the_beat_schedule(settings):
+    """Cleanup runs hourly from beat, and results expire after a day."""
     from project.celery import app
 
     cleanup = PeriodicTask.objects.get(task="djangofeeds.tasks.cleanup")
@@ -241,6 +252,7 @@ def test_cleanup_and_result_expiry_are_on_the_beat_schedule(settings):
 
 
 def test_keep_posts_zero_means_no_bound(feed_server, settings):
+    """DJANGOFEEDS_KEEP_POSTS = 0 keeps every post."""
     settings.DJANGOFEEDS_KEEP_POSTS = 0
     url = feed_server.serve("/all.xml", rss(numbered_items(12)))
 

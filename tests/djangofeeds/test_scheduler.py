@@ -251,6 +251,7 @@ def test_a_round_through_real_workers_fetches_each_feed_once_and_writes_no_task_
 
 
 def test_an_import_a_person_started_keeps_its_result(feed_server, memcached_cache, worker_factory):
+    """An import a person queued keeps its result in the result backend."""
     feeds_worker(worker_factory, memcached_cache, queues=SCHEDULER_QUEUES)
     url = feed_server.serve("/mine.xml", rss(numbered_items(2)))
 

@@ -27,6 +27,7 @@ def purge_queues():
 
 
 def test_lock_key_is_the_cookbooks():
+    """The lock key is the Celery cookbook's: task name, "-lock-", md5 of the URL."""
     url = "http://example.com/feed.xml"
     assert lock_key(import_feed.name, url) == (
         f"djangofeeds.tasks.import_feed-lock-{md5(url.encode()).hexdigest()}"
@@ -34,11 +35,13 @@ def test_lock_key_is_the_cookbooks():
 
 
 def test_import_feed_task_limits_sit_below_the_lock_expiry():
+    """The task's time limits end before its lock expires; it acks late."""
     assert import_feed.soft_time_limit < import_feed.time_limit < settings.DJANGOFEEDS_LOCK_EXPIRE
     assert import_feed.acks_late and import_feed.reject_on_worker_lost
 
 
 def test_import_feed_task_returns_a_summary(feed_server):
+    """The task returns a summary of the import and takes the feed's first fence."""
     url = feed_server.serve("/t.xml", rss(numbered_items(4)))
 
     result = import_feed.apply(args=[url]).get()
@@ -48,6 +51,7 @@ def test_import_feed_task_returns_a_summary(feed_server):
 
 
 def test_import_feed_task_skips_when_the_lock_is_held(feed_server):
+    """With the feed's lock held elsewhere, the task fetches nothing and records a skip."""
     url = feed_server.serve("/busy.xml", rss(numbered_items(1)))
     holder = CacheLock(lock_key(import_feed.name, url), expire=60)
     assert holder.acquire()
@@ -62,6 +66,7 @@ def test_import_feed_task_skips_when_the_lock_is_held(feed_server):
 
 
 def test_import_feed_task_releases_its_lock(feed_server):
+    """After the task, the feed's lock is free."""
     url = feed_server.serve("/t.xml", rss(numbered_items(1)))
 
     import_feed.apply(args=[url]).get()
@@ -72,6 +77,7 @@ def test_import_feed_task_releases_its_lock(feed_server):
 def test_import_feed_task_memcached_down_retries_and_imports_nothing(
     feed_server, memcached_cache, caplog
 ):
+    """With memcached down, the task retries, gives up, fetches nothing and records every try."""
     url = feed_server.serve("/t.xml", rss(numbered_items(3)))
     memcached_cache.stop()
 
@@ -141,6 +147,7 @@ def test_import_feed_task_leaves_a_short_retry_after_to_the_schedule(feed_server
 
 
 def test_import_feed_task_leaves_a_long_retry_after_to_the_schedule(feed_server):
+    """A long Retry-After is no task retry: the feed's next check is put off instead."""
     url = feed_server.serve("/later.xml", "busy", status=429, headers={"Retry-After": "3600"})
 
     result = import_feed.apply(args=[url]).get()
@@ -150,6 +157,7 @@ def test_import_feed_task_leaves_a_long_retry_after_to_the_schedule(feed_server)
 
 
 def test_import_feed_task_does_not_retry_permanent_errors(feed_server):
+    """A 404 is fetched once, not retried."""
     url = feed_server.url("/nothing.xml")
 
     result = import_feed.apply(args=[url]).get()
@@ -159,6 +167,7 @@ def test_import_feed_task_does_not_retry_permanent_errors(feed_server):
 
 
 def test_import_feed_task_reports_progress(feed_server, monkeypatch):
+    """The task reports PROGRESS after each batch."""
     url = feed_server.serve("/p.xml", rss(numbered_items(150)))
     states = []
     real_update_state = import_feed.update_state
@@ -214,6 +223,7 @@ def test_import_feed_task_whose_claim_was_replaced_fetches_nothing(feed_server, 
 
 
 def test_a_skipped_import_is_logged_as_skipped(feed_server, caplog):
+    """A skipped import logs one sentence in words."""
     url = feed_server.serve("/held.xml", rss(numbered_items(1)))
     holder = CacheLock(lock_key(import_feed.name, url), expire=60)
     assert holder.acquire()
@@ -228,6 +238,7 @@ def test_a_skipped_import_is_logged_as_skipped(feed_server, caplog):
 
 
 def test_import_feed_task_logs_what_happened_in_words(feed_server, caplog):
+    """The task logs an import and a 304 in words."""
     url = feed_server.serve("/words.xml", rss(numbered_items(3)), etag='"w1"')
 
     with caplog.at_level(logging.INFO, logger="djangofeeds.tasks"):
@@ -240,6 +251,7 @@ def test_import_feed_task_logs_what_happened_in_words(feed_server, caplog):
 
 
 def test_import_feed_task_records_unexpected_errors_on_the_feed(feed_server, monkeypatch):
+    """An unexpected error is recorded on the feed and its run, and backs the feed off."""
     url = feed_server.serve("/t.xml", rss(numbered_items(1)))
 
     def broken(*args, **kwargs):
@@ -258,6 +270,7 @@ def test_import_feed_task_records_unexpected_errors_on_the_feed(feed_server, mon
 
 
 def test_refresh_feeds_claims_due_active_feeds_once(purge_queues):
+    """refresh_feeds claims each due active feed once and opens a round for them."""
     Feed.objects.create(url="http://a.example/feed")
     Feed.objects.create(
         url="http://b.example/feed", next_check_at=timezone.now() - timezone.timedelta(minutes=1)
@@ -283,6 +296,7 @@ def test_refresh_feeds_claims_due_active_feeds_once(purge_queues):
 
 
 def test_refresh_feeds_claims_at_most_one_batch(settings, purge_queues):
+    """One tick claims at most DJANGOFEEDS_TICK_BATCH feeds."""
     settings.DJANGOFEEDS_TICK_BATCH = 3
     Feed.objects.bulk_create(Feed(url=f"http://{n}.example/feed") for n in range(5))
 
@@ -331,6 +345,7 @@ def test_refresh_feeds_counts_a_round_from_its_import_runs(feed_server, purge_qu
 
 
 def test_a_round_whose_claims_ran_out_is_closed_with_the_feeds_never_run(settings, purge_queues):
+    """A round whose claims timed out is closed, counting the feeds never run."""
     Feed.objects.create(url="http://lost.example/feed")
     round_id = refresh_feeds.apply().get()["refresh_run"]
     RefreshRun.objects.filter(pk=round_id).update(

@@ -2,7 +2,6 @@
 
 from html import escape
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 from django.urls import reverse
@@ -10,11 +9,13 @@ from django.urls import reverse
 from djangofeeds.importer import import_feed
 from tests.factories import FeedFactory, PostFactory
 from tests.support.feed_server import rss
+from tests.support.fixtures import fixture
 
 pytestmark = pytest.mark.django_db
 
 
 def test_post_list_shows_posts_of_active_feeds_only(client):
+    """The post list shows posts of active feeds only."""
     PostFactory(title="Visible post", feed=FeedFactory(title="Live feed"))
     PostFactory(title="Hidden post", feed=FeedFactory(is_active=False))
 
@@ -37,6 +38,7 @@ def test_post_list_puts_undated_posts_last(client):
 
 
 def test_post_list_is_paginated(client):
+    """The post list shows 25 posts a page; a junk page number shows the first."""
     feed = FeedFactory()
     PostFactory.create_batch(30, feed=feed)
 
@@ -49,6 +51,7 @@ def test_post_list_is_paginated(client):
 
 
 def test_feed_detail_shows_the_feed_and_its_posts(client):
+    """A feed's page shows the feed and its own posts only."""
     feed = FeedFactory(title="Celery News", description="News about Celery")
     PostFactory(feed=feed, title="Release notes")
     PostFactory(title="Someone else's post")
@@ -61,10 +64,12 @@ def test_feed_detail_shows_the_feed_and_its_posts(client):
 
 
 def test_feed_detail_of_unknown_feed_is_404(client):
+    """The page of a feed that does not exist is a 404."""
     assert client.get(reverse("djangofeeds:feed_detail", args=[999])).status_code == 404
 
 
 def test_feed_pages_escape_titles_and_authors(client):
+    """Feed and post titles and authors are shown escaped."""
     feed = FeedFactory(title="<script>alert('feed')</script>")
     PostFactory(feed=feed, title="<img src=x onerror=alert(1)>", author="<b>me</b>")
 
@@ -75,9 +80,8 @@ def test_feed_pages_escape_titles_and_authors(client):
 
 
 def test_imported_content_is_shown_sanitized(client, feed_server):
-    url = feed_server.serve(
-        "/news.xml", (Path(__file__).parent / "fixtures" / "rss20.xml").read_bytes()
-    )
+    """Imported post bodies are shown with their markup, without scripts or handlers."""
+    url = feed_server.serve("/news.xml", fixture("rss20.xml"))
     feed = import_feed(url).feed
 
     text = client.get(feed.get_absolute_url()).text

@@ -10,9 +10,9 @@ from django.db import connection
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import ImportRun, Outcome, Post
 from djangofeeds.tasks import import_feed, lock_key
-from tests.djangofeeds.test_workers import feeds_worker
 from tests.support.feed_server import numbered_items, rss
 from tests.support.waiting import wait_until
+from tests.support.workers import feeds_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from djangofeeds import fetch
+from djangofeeds import addresses
 
 
 @pytest.fixture
@@ -12,7 +12,7 @@ def public_loopback(settings, monkeypatch):
     Every other address is still judged by the real ``is_public``.
     """
     settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = False
-    real_is_public = fetch.is_public
+    real_is_public = addresses.is_public
     monkeypatch.setattr(
-        fetch, "is_public", lambda address: address == "127.0.0.1" or real_is_public(address)
+        addresses, "is_public", lambda address: address == "127.0.0.1" or real_is_public(address)
     )

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from djangofeeds import fetch
+from djangofeeds import addresses, fetch
 from djangofeeds.models import Feed, InvalidFeedURL, Outcome, Post
 from djangofeeds.parse import parse
 from tests.hostile.helpers import (
@@ -205,7 +205,7 @@ def test_a_redirect_to_a_private_address_and_to_file(
     real ``is_public``.
     """
     if address is not None:
-        assert fetch.is_public(address) is False
+        assert addresses.is_public(address) is False
     url = feed_server.redirect("/out.xml", target.format(port=feed_server.port), status=302)
 
     run = refused(url, reason)
@@ -229,7 +229,7 @@ def test_ipv6_literals_that_carry_a_private_ipv4_address(settings, url):
     """IPv6 spellings of 127.0.0.1 and 10.0.0.1, and site-local addresses, are refused unfetched."""
     settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = False
 
-    assert "is a non-public address" in (fetch.url_problem(url) or "")
+    assert "is a non-public address" in (addresses.url_problem(url) or "")
     refused(url, "is a non-public address")
 
 
@@ -237,7 +237,7 @@ def test_ipv6_literals_that_carry_a_private_ipv4_address(settings, url):
     "address", ["::808:808", "2002:808:808::1", "64:ff9b::808:808", "2606:4700::1111"]
 )
 def test_ipv6_forms_of_public_addresses_stay_public(address):
-    assert fetch.is_public(address)
+    assert addresses.is_public(address)
 
 
 @pytest.mark.parametrize(

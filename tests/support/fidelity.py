@@ -13,17 +13,14 @@ import feedparser
 
 from djangofeeds import fastrss
 from djangofeeds.parse import (
-    CONTENT_TAGS,
     MAX_ENTRIES,
     NotAFeed,
-    markup_left,
     parse,
     parse_with_feedparser,
-    plain_text,
     stored,
     to_datetime,
-    web_link,
 )
+from djangofeeds.sanitize import CONTENT_TAGS, markup_left, plain_text, web_link
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "feedparser"
 # Every document is served as generic XML, so that feedparser reads it by its

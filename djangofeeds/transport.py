@@ -1,0 +1,143 @@
+"""The HTTP client feeds are fetched with, every socket operation cut short at one deadline.
+
+The deadline covers the whole fetch: DNS, every redirect hop, the TLS
+handshake, headers and body. httpx's own timeouts apply to each socket
+operation, so a server that trickles a byte now and then would never trip
+them; here every connect, read and write is also cut short at the deadline.
+"""
+
+import contextlib
+import contextvars
+import os
+import time
+
+import httpcore
+import httpx
+from django.conf import settings
+
+from djangofeeds.fetch_errors import TransientFetchError
+
+# A slow server may answer every read within the timeout and still take
+# forever: the whole fetch, DNS and redirects included, gets this many timeouts.
+DEADLINE_TIMEOUTS = 3
+# The monotonic time at which the fetch running in this thread gives up.
+_deadline = contextvars.ContextVar("djangofeeds_fetch_deadline", default=None)
+
+
+@contextlib.contextmanager
+def deadline_at(deadline):
+    """Socket operations in this block (and thread) end at the monotonic time ``deadline``."""
+    token = _deadline.set(deadline)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def too_slow(timeout):
+    """The error of a fetch that ran out of time as a whole."""
+    return TransientFetchError(
+        f"gave up after {timeout * DEADLINE_TIMEOUTS}s: the server is too slow "
+        f"(a whole fetch may take {DEADLINE_TIMEOUTS} x DJANGOFEEDS_FETCH_TIMEOUT)"
+    )
+
+
+def time_left(deadline, timeout):
+    """Seconds the next step may take: the timeout, or less when the deadline is nearer."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise too_slow(settings.DJANGOFEEDS_FETCH_TIMEOUT)
+    return min(timeout, left)
+
+
+_clients = {}
+
+
+def shared_client(timeout):
+    """One httpx client per process and timeout: building one (its TLS context) costs ~20 ms.
+
+    No keep-alive: requests go to a checked IP address, and a pooled connection
+    to that address must not serve another host name than the one TLS verified.
+    """
+    if timeout not in _clients:
+        transport = httpx.HTTPTransport(trust_env=False)
+        # httpx has no argument for httpcore's network backend: the pool is
+        # rebuilt with the deadline-aware one (no keep-alive, as said above).
+        transport._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(trust_env=False),
+            max_keepalive_connections=0,
+            network_backend=DeadlineBackend(),
+        )
+        _clients[timeout] = httpx.Client(
+            timeout=httpx.Timeout(timeout),
+            follow_redirects=False,
+            trust_env=False,
+            transport=transport,
+        )
+    return _clients[timeout]
+
+
+def _drop_clients_after_fork():
+    # A forked child (a prefork pool process) builds its own clients rather
+    # than share the parent's connection pools and their locks.
+    _clients.clear()
+
+
+os.register_at_fork(after_in_child=_drop_clients_after_fork)
+
+
+def op_timeout(timeout, error):
+    """A socket operation's timeout, cut to what is left of this thread's fetch deadline."""
+    deadline = _deadline.get()
+    if deadline is None:
+        return timeout
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise error("the fetch's deadline has passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class DeadlineStream(httpcore.NetworkStream):
+    """httpcore's socket stream, each operation bounded by the fetch deadline.
+
+    A TLS handshake is one operation: Python's ssl module applies the socket
+    timeout to the handshake as a whole.
+    """
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def read(self, max_bytes, timeout=None):
+        return self.stream.read(max_bytes, op_timeout(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer, timeout=None):
+        self.stream.write(buffer, op_timeout(timeout, httpcore.WriteTimeout))
+
+    def close(self):
+        self.stream.close()
+
+    def start_tls(self, ssl_context, server_hostname=None, timeout=None):
+        timeout = op_timeout(timeout, httpcore.ConnectTimeout)
+        return DeadlineStream(self.stream.start_tls(ssl_context, server_hostname, timeout))
+
+    def get_extra_info(self, info):
+        return self.stream.get_extra_info(info)
+
+
+class DeadlineBackend(httpcore.NetworkBackend):
+    """httpcore's sync backend, handing out ``DeadlineStream`` connections."""
+
+    def __init__(self):
+        self.backend = httpcore.SyncBackend()
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        timeout = op_timeout(timeout, httpcore.ConnectTimeout)
+        return DeadlineStream(
+            self.backend.connect_tcp(host, port, timeout, local_address, socket_options)
+        )
+
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):
+        raise httpcore.UnsupportedProtocol("feeds are not fetched over Unix sockets")
+
+    def sleep(self, seconds):
+        self.backend.sleep(seconds)

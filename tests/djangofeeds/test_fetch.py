@@ -1,0 +1,119 @@
+"""djangofeeds.fetch: one GET with its redirects, answered as a ``Fetched`` or a ``FetchError``."""
+
+import gzip
+import zlib
+
+import pytest
+
+from djangofeeds.fetch import (
+    MAX_WAIT_SECONDS,
+    Decoder,
+    FeedGone,
+    Fetched,
+    FetchError,
+    TransientFetchError,
+    fetch,
+    retry_after,
+)
+from tests.support.feed_server import http_date, numbered_items, rss
+
+
+def test_fetch_returns_the_body_of_a_200(feed_server):
+    """A 200 brings back its body, status and headers, with no permanent URL."""
+    body = rss(numbered_items(2))
+    url = feed_server.serve("/feed.xml", body)
+
+    fetched = fetch(url)
+
+    assert isinstance(fetched, Fetched)
+    assert (fetched.url, fetched.status, fetched.body) == (url, 200, body)
+    assert fetched.headers["content-type"] == "application/rss+xml"
+    assert fetched.permanent_url is None and not fetched.not_modified
+
+
+def test_fetch_sends_validators_and_reads_a_304(feed_server):
+    """With the feed's ETag, the server answers 304: no body, not modified."""
+    url = feed_server.serve("/cond.xml", rss(numbered_items(1)), etag='"v1"')
+
+    fetched = fetch(url, etag='"v1"', last_modified=http_date(60))
+
+    assert fetched.not_modified and fetched.body == b""
+    sent = feed_server.last_headers("/cond.xml")
+    assert sent["If-None-Match"] == '"v1"' and sent["If-Modified-Since"] == http_date(60)
+    assert sent["User-Agent"].startswith("djangofeeds/") and "gzip" in sent["Accept-Encoding"]
+
+
+def test_fetch_inflates_a_gzipped_body(feed_server):
+    """A gzip Content-Encoding is undone: the caller gets the feed's own bytes."""
+    body = rss(numbered_items(3))
+    url = feed_server.serve("/gz.xml", body, gzip=True)
+
+    assert fetch(url).body == body
+
+
+def test_permanent_redirects_give_the_new_url(feed_server):
+    """Only when every hop was permanent (301, 308) is the final URL the feed's new one."""
+    final = feed_server.serve("/new.xml", rss(numbered_items(1)))
+    permanent = feed_server.redirect("/old.xml", feed_server.redirect("/mid.xml", final, 308))
+    mixed = feed_server.redirect("/moved.xml", feed_server.redirect("/tmp.xml", final, 302))
+
+    assert (fetch(permanent).url, fetch(permanent).permanent_url) == (final, final)
+    assert (fetch(mixed).url, fetch(mixed).permanent_url) == (final, None)
+
+
+def test_a_410_is_feed_gone(feed_server):
+    """410 Gone raises FeedGone, which is not transient."""
+    url = feed_server.serve("/gone.xml", b"gone", status=410)
+
+    with pytest.raises(FeedGone) as raised:
+        fetch(url)
+
+    assert raised.value.status == 410 and not raised.value.transient
+
+
+def test_a_404_is_a_lasting_error_and_a_503_a_transient_one(feed_server):
+    """Client errors are not tried again soon; server errors are, after their Retry-After."""
+    missing = feed_server.url("/nowhere.xml")
+    busy = feed_server.serve("/busy.xml", b"busy", status=503, headers={"Retry-After": "120"})
+
+    with pytest.raises(FetchError, match="server answered 404") as lasting:
+        fetch(missing)
+    with pytest.raises(TransientFetchError, match="server answered 503") as transient:
+        fetch(busy)
+
+    assert (lasting.value.status, lasting.value.transient) == (404, False)
+    assert (transient.value.status, transient.value.retry_after) == (503, 120)
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [("", None), ("120", 120), (" 7 ", 7), ("soon", None), ("99999999999", None)],
+)
+def test_retry_after_reads_delta_seconds(value, seconds):
+    """Retry-After in plain seconds is read; words and absurd lengths are ignored."""
+    assert retry_after(value) == seconds
+
+
+def test_retry_after_reads_an_http_date_and_caps_the_wait():
+    """A date gives the seconds until it (never below 0), at most a week."""
+    assert 100 <= retry_after(http_date(-120)) <= 120
+    assert retry_after(http_date(3600)) == 0
+    assert retry_after("9999999999") == MAX_WAIT_SECONDS
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+def test_the_decoder_never_inflates_more_than_asked(encoding):
+    """A compressed chunk yields at most ``limit`` bytes, however much it holds."""
+    data = b"x" * 100_000
+    chunk = gzip.compress(data) if encoding == "gzip" else zlib.compress(data)
+
+    assert Decoder(encoding).decode(chunk, 10) == b"x" * 10
+
+
+def test_the_decoder_refuses_unknown_encodings_and_corrupt_data():
+    """An encoding it cannot undo, or corrupt gzip, is a FetchError in words."""
+    with pytest.raises(FetchError, match="unsupported Content-Encoding 'br'"):
+        Decoder("br")
+    with pytest.raises(FetchError, match="the compressed body is corrupt"):
+        Decoder("gzip").decode(b"not gzip at all", 100)
+    assert Decoder(" Identity ").decode(b"as is", 2) == b"as is"

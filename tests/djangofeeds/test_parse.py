@@ -1,0 +1,131 @@
+"""djangofeeds.parse: feed bytes to plain data, whichever reader reads them."""
+
+import pytest
+
+from djangofeeds import parse as parse_module
+from djangofeeds.parse import (
+    NotAFeed,
+    body_hash,
+    choose_guids,
+    parse,
+    read_entry,
+    ttl_minutes,
+)
+from tests.support.feed_server import numbered_items, rss
+from tests.support.fixtures import fixture
+
+
+def test_parse_turns_only_parser_bugs_into_not_a_feed(monkeypatch):
+    """A parser bug is the document's problem; a Celery soft time limit (an Exception) is not."""
+
+    class Stop(Exception):
+        """Stands in for celery.exceptions.SoftTimeLimitExceeded."""
+
+    def feedparser_raising(error):
+        def feedparser_parse(*args, **kwargs):
+            raise error
+
+        return feedparser_parse
+
+    body = fixture("atom10.xml")  # Atom: feedparser reads it
+    monkeypatch.setattr("djangofeeds.parse.feedparser.parse", feedparser_raising(IndexError()))
+    with pytest.raises(NotAFeed, match="IndexError"):
+        parse(body)
+
+    monkeypatch.setattr("djangofeeds.parse.feedparser.parse", feedparser_raising(Stop()))
+    with pytest.raises(Stop):
+        parse(body)
+
+
+@pytest.mark.parametrize(
+    ("content_type", "reader"),
+    [("application/rss+xml", "fastrss"), ("text/xml", "feedparser")],
+)
+def test_parse_converts_only_the_kept_entries(monkeypatch, content_type, reader):
+    """600 entries, 500 kept: the sanitizer runs for the 500 only, whichever reader reads them."""
+    sanitized = []
+    original = parse_module.safe_html
+
+    def counting(*args, **kwargs):
+        sanitized.append(args[0])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(parse_module, "safe_html", counting)
+
+    parsed = parse(rss(numbered_items(600)), url="http://example.com/", content_type=content_type)
+
+    assert parsed.parser == reader
+    assert len(parsed.entries) == 500 and len(sanitized) == 500
+    assert parsed.entries[0].guid == "item-0" and parsed.entries[-1].guid == "item-499"
+
+
+def test_parse_falls_back_to_feedparser_when_the_fast_reader_fails(monkeypatch, caplog):
+    """A bug in the fast reader costs speed, not the feed: feedparser reads it, with a warning."""
+
+    def broken(*args, **kwargs):
+        raise TypeError("a bug")
+
+    monkeypatch.setattr("djangofeeds.fastrss.read_item", broken)
+
+    parsed = parse(rss(numbered_items(2)), content_type="application/rss+xml")
+
+    assert parsed.parser == "feedparser" and len(parsed.entries) == 2
+    assert "the fast RSS reader failed" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b"  \xef\xbb\xbf \n", "the server sent an empty body"),
+        (b"<!DOCTYPE html><html><body>Hi</body></html>", "the document is an HTML page"),
+        (b"<note>no feed</note>", "the document is not an RSS, Atom or JSON feed"),
+    ],
+)
+def test_parse_says_in_words_why_bytes_are_no_feed(body, reason):
+    """Empty bodies, HTML pages and other XML raise NotAFeed with a readable reason."""
+    with pytest.raises(NotAFeed, match=reason):
+        parse(body)
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "reader"),
+    [
+        (rss(numbered_items(2)), "application/rss+xml", "fastrss"),
+        (fixture("atom10.xml"), "application/atom+xml", "feedparser"),
+        (fixture("jsonfeed-attachments.json"), "application/feed+json", "jsonfeed"),
+    ],
+)
+def test_parse_picks_the_reader_for_the_document(body, content_type, reader):
+    """Simple RSS goes to the fast reader, Atom to feedparser, JSON Feed to its own reader."""
+    parsed = parse(body, url="https://example.com/feed", content_type=content_type)
+
+    assert parsed.parser == reader and parsed.entries
+
+
+def test_choose_guids_ignores_an_id_shared_by_every_entry():
+    """One id on every entry says nothing: unique links are used, shared ones get a hash."""
+    entries = [
+        read_entry({"id": "same", "link": link, "title": "T"})
+        for link in ["https://a.example/1", "https://a.example/home", "https://a.example/home"]
+    ]
+
+    guids = [entry.guid for entry in choose_guids(entries)]
+
+    assert guids[0] == "https://a.example/1"
+    assert guids[1].startswith("sha256:") and guids[1] == guids[2]
+
+
+def test_body_hash_depends_on_the_url_and_content_type_too():
+    """The same bytes served from another URL or as another type are parsed again."""
+    body = rss(numbered_items(1))
+    same = body_hash(body, url="https://a.example/", content_type="text/xml")
+
+    assert body_hash(body, url="https://a.example/", content_type="text/xml") == same
+    assert body_hash(body, url="https://b.example/", content_type="text/xml") != same
+    assert body_hash(body, url="https://a.example/", content_type="application/json") != same
+
+
+@pytest.mark.parametrize(("ttl", "minutes"), [("60", 60), ("0", None), ("", None), ("1.5", None)])
+def test_ttl_minutes_reads_whole_minutes(ttl, minutes):
+    """An RSS <ttl> is whole minutes; zero or anything else is no schedule."""
+    assert ttl_minutes(ttl) == minutes

@@ -1,0 +1,89 @@
+"""djangofeeds.transport: the shared HTTP client and the deadline on every socket operation."""
+
+import os
+import signal
+import time
+
+import httpcore
+import httpx
+import pytest
+
+from djangofeeds import transport
+from djangofeeds.fetch_errors import TransientFetchError
+from djangofeeds.transport import (
+    DeadlineBackend,
+    deadline_at,
+    op_timeout,
+    shared_client,
+    time_left,
+)
+from tests.support.feed_server import numbered_items, rss
+
+
+def test_shared_client_is_built_once_per_timeout():
+    """The same timeout gets the same client; another timeout gets its own."""
+    assert shared_client(7) is shared_client(7)
+    assert shared_client(7) is not shared_client(8)
+
+
+def test_a_forked_child_builds_its_own_client(feed_server):
+    """A child process starts without the parent's clients and fetches with a new one."""
+    url = feed_server.serve("/child.xml", rss(numbered_items(1)))
+    shared_client(5)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, then leave without running pytest's cleanup
+        signal.alarm(20)  # a child stuck on a lock copied from the parent dies, failing the test
+        try:
+            inherited = len(transport._clients)
+            status = shared_client(5).get(url).status_code
+            os.write(write, f"{inherited} {status}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    report = os.read(read, 100).decode()
+    os.waitpid(pid, 0)
+
+    assert report == "0 200"
+    assert 5 in transport._clients  # the parent keeps its own
+
+
+def test_a_trickling_answer_is_cut_at_the_deadline(feed_server):
+    """Every byte comes within the 5 s timeout, yet the read ends at the 1 s deadline."""
+    url = feed_server.serve("/drip.xml", rss(numbered_items(2)), trickle=0.2)
+    started = time.monotonic()
+
+    with pytest.raises(httpx.TimeoutException), deadline_at(started + 1):
+        shared_client(5).get(url)
+
+    assert time.monotonic() - started < 4  # the whole answer would take minutes
+
+
+def test_op_timeout_is_the_timeout_outside_a_fetch():
+    """Without a deadline set, a socket operation keeps its own timeout."""
+    assert op_timeout(5, httpcore.ReadTimeout) == 5
+    assert op_timeout(None, httpcore.ReadTimeout) is None
+
+
+def test_op_timeout_is_cut_to_the_deadline_and_refused_after_it():
+    """Inside a fetch, an operation gets what is left of the deadline, and nothing once past."""
+    with deadline_at(time.monotonic() + 2):
+        assert 0 < op_timeout(30, httpcore.ReadTimeout) <= 2
+        assert 0 < op_timeout(None, httpcore.ReadTimeout) <= 2
+    with deadline_at(time.monotonic() - 1), pytest.raises(httpcore.WriteTimeout):
+        op_timeout(30, httpcore.WriteTimeout)
+
+
+def test_time_left_gives_up_once_the_deadline_has_passed(settings):
+    """The next step gets the timeout or what is left; past the deadline the fetch is too slow."""
+    settings.DJANGOFEEDS_FETCH_TIMEOUT = 2
+    assert time_left(time.monotonic() + 60, 2) == 2
+    assert 0 < time_left(time.monotonic() + 1, 2) <= 1
+    with pytest.raises(TransientFetchError, match="gave up after 6s: the server is too slow"):
+        time_left(time.monotonic() - 1, 2)
+
+
+def test_the_backend_refuses_unix_sockets():
+    """Feeds are fetched over TCP only."""
+    with pytest.raises(httpcore.UnsupportedProtocol):
+        DeadlineBackend().connect_unix_socket("/var/run/docker.sock")
