@@ -17,12 +17,12 @@ from datetime import UTC, datetime
 import httpx
 from django.conf import settings
 
-from djangofeeds.addresses import check_url, host_header, pinned, url_problem
+from djangofeeds.addresses import check_url, host_header, pinned
 from djangofeeds.fetch_errors import FeedGone, FetchError, TransientFetchError
 from djangofeeds.transport import DEADLINE_TIMEOUTS, deadline_at, shared_client, time_left, too_slow
 
-# What the importer, the tests and models.py (url_problem) import from here.
-__all__ = ["FeedGone", "FetchError", "Fetched", "TransientFetchError", "fetch", "url_problem"]
+# What the importer and the tests import from here.
+__all__ = ["FeedGone", "FetchError", "Fetched", "TransientFetchError", "fetch"]
 
 USER_AGENT = "djangofeeds/1.0 (feed importer; Django + Celery; +https://docs.celeryq.dev/)"
 ACCEPT = (

@@ -9,6 +9,9 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
+from djangofeeds.addresses import url_problem
+from djangofeeds.sanitize import web_link
+
 
 class Outcome(models.TextChoices):
     IMPORTED = "imported", "imported"
@@ -45,8 +48,6 @@ def feed_url_problem(url):
     user:password, no private address literal), a port in range, and Django's
     URL syntax (no spaces, a real host name).
     """
-    from djangofeeds.fetch import url_problem
-
     if not url:
         return "no URL"
     max_length = Feed._meta.get_field("url").max_length
@@ -79,8 +80,6 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
 
         Raises ``InvalidFeedURL`` for a URL that could never be fetched.
         """
-        from djangofeeds.parse import web_link
-
         url = url.strip()
         problem = feed_url_problem(url)
         if problem:
@@ -88,17 +87,6 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         # An OPML htmlUrl is shown as a link on the feed's page: http(s) only.
         defaults = {"title": title[:500], "link": web_link(link)}
         return self.get_or_create(url=url, defaults=defaults)
-
-    def import_feed(self, url, **options):
-        """Fetch, parse and store the feed at ``url``; return the ``Feed``.
-
-        No Celery and no lock here: see ``djangofeeds.tasks`` for those. Keyword
-        options (``fence``, ``task_id``, ``worker``, ``progress``) are passed to
-        ``djangofeeds.importer.import_feed``.
-        """
-        from djangofeeds.importer import import_feed
-
-        return import_feed(url, **options).feed
 
     def next_fence(self, url):
         """Create the feed if needed, give it a new fencing number, and return it.

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from blog.models import CommentEvent
-from djangofeeds.models import Feed
+from djangofeeds.importer import import_feed
 from tests.browser.helpers import log_in
 from tests.factories import CommentFactory, EntryFactory
 from tests.support.feed_server import rss
@@ -159,8 +159,8 @@ def test_screenshots(page, browser, live_server, operator, feed_server):
     feeds = []
     for title, posts in POSTS.items():
         url = serve_feed(feed_server, title, posts)
-        feeds.append(Feed.objects.import_feed(url))
-    Feed.objects.import_feed(feeds[0].url)  # answered 304: a second run on its admin page
+        feeds.append(import_feed(url).feed)
+    import_feed(feeds[0].url)  # answered 304: a second run on its admin page
 
     page.set_viewport_size(DESKTOP)
     page.goto("/")

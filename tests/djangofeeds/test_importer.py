@@ -566,15 +566,6 @@ def test_import_feed_does_not_report_progress_of_a_single_batch(feed_server):
     assert result.run.created == 100 and seen == []
 
 
-def test_manager_import_feed_returns_the_feed(feed_server):
-    """Feed.objects.import_feed imports and returns the feed."""
-    url = feed_server.serve("/m.xml", rss(numbered_items(1)))
-
-    feed = Feed.objects.import_feed(url)
-
-    assert isinstance(feed, Feed) and feed.url == url and feed.posts.count() == 1
-
-
 def dated_items(*ages):
     """RSS items published ``ages`` (timedeltas) ago."""
     now = time.time()

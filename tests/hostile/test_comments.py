@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from blog import spam
 from blog.models import Comment, CommentEvent
-from djangofeeds.models import Feed, ImportRun
+from djangofeeds.importer import import_feed
+from djangofeeds.models import ImportRun
 from tests.blog.helpers import fresh_ip
 from tests.factories import EntryFactory
 from tests.hostile.helpers import injected
@@ -340,9 +341,9 @@ def stored_payloads(client, feed_server):
     CommentEvent.objects.create(comment=comment, kind=CommentEvent.Kind.CHECK_FAILED, detail=XSS)
     item = {"guid": "x", "title": escape(XSS), "author": escape(XSS), "description": escape(XSS)}
     item["link"] = "javascript:alert('xss-4')"
-    feed = Feed.objects.import_feed(feed_server.serve("/xss.xml", rss([item], title=escape(XSS))))
+    feed = import_feed(feed_server.serve("/xss.xml", rss([item], title=escape(XSS)))).feed
     broken = feed_server.redirect("/broken.xml", f"javascript:{XSS}", status=302)
-    Feed.objects.import_feed(broken)
+    import_feed(broken)
     return entry, comment, feed
 
 
