@@ -25,14 +25,14 @@ IMPORTERS = ("ours", "naive", "media", "naive_media")
 def import_once(name, url):
     """One first import by importer ``name``: its phases, queries and posts stored."""
     from bench.baselines import naive_importer
-    from djangofeeds.importer import import_feed
     from djangofeeds.models import Category, Enclosure, Feed, Post
+    from tests.support.importing import import_url
 
     Feed.objects.all().delete()
     Category.objects.all().delete()  # a first import creates its categories too
     with QueryCounter() as counter, Stopwatch() as watch:
         if name in ("ours", "media"):
-            run = import_feed(url).run
+            run = import_url(url).run
             phases = {"fetch_ms": run.fetch_ms, "parse_ms": run.parse_ms, "store_ms": run.store_ms}
         else:
             phases = naive_importer.import_feed(url, media=name == "naive_media")

@@ -65,9 +65,9 @@ def main():
     try:
         with bench_environment():
             from djangofeeds import parse
-            from djangofeeds.importer import import_feed
             from djangofeeds.models import Feed
             from tests.support.fidelity import corpus_files, fast_reader_takes
+            from tests.support.importing import import_url
 
             parse.MAX_ENTRIES = ITEMS  # as in import speed
             url = server.serve("/2000.xml", body)
@@ -75,12 +75,12 @@ def main():
             for _ in range(ROUNDS):
                 Feed.objects.all().delete()
                 with Stopwatch() as watch:
-                    run = import_feed(url).run
+                    run = import_url(url).run
                 imports.append({"total_ms": watch.ms, "parse_ms": run.parse_ms})
             Feed.objects.all().delete()
             profiler = Profiler(interval=0.001)
             with profiler:
-                import_feed(url)
+                import_url(url)
             RESULTS.mkdir(exist_ok=True)
             (RESULTS / "parser_profile.txt").write_text(profiler.output_text(color=False))
 

@@ -102,16 +102,14 @@ def profile(server):
 
     def save_feed(n):
         feed = feeds[urls[n]]
-        importer = Importer(feed, new_run(feed, "", "", None), None, None)
+        importer = Importer(feed, new_run(feed), None, None)
         importer.claim(claimed_at=None, last_checked_at=importer.now, last_status="not_modified")
 
     timed("feed UPDATE (Importer.claim)", FEEDS, save_feed, results)
     timed(
         "ImportRun INSERT (finish)",
         FEEDS,
-        lambda n: finish(
-            feeds[urls[n]], new_run(feeds[urls[n]], "x", "w", None), Outcome.NOT_MODIFIED
-        ),
+        lambda n: finish(feeds[urls[n]], new_run(feeds[urls[n]], "x", "w"), Outcome.NOT_MODIFIED),
         results,
     )
     timed(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, InterfaceError, OperationalError, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F, Value
 from django.utils import timezone
 
@@ -66,54 +66,29 @@ class ImportResult:
     def outcome(self):
         return self.run.outcome
 
-    def as_dict(self):
-        """The task's return value (JSON)."""
-        result = {
-            "status": Outcome(self.run.outcome).value,
-            "url": self.feed.url,
-            "created": self.run.created,
-            "updated": self.run.updated,
-        }
-        if self.run.error:
-            result["error"] = self.run.error
-        return result
 
+def fetch_and_store(feed, run=None, *, fence=None, progress=None):
+    """Fetch, parse and store ``feed``; record the attempt in ``run``; return an ``ImportResult``.
 
-def failed_result(url, error):
-    """The task's return value (JSON) for an import that ended without an ``ImportResult``."""
-    return {"status": Outcome.FAILED, "url": url, "created": 0, "updated": 0, "error": error}
-
-
-def import_feed(
-    url, *, fenced=None, task_id="", worker="", progress=None, retry=False, refresh_run=None
-):
-    """Import the feed at ``url`` (creating its ``Feed`` row); return an ``ImportResult``.
-
-    ``fenced`` is the ``Feed`` the caller got from ``Feed.objects.next_fence``
-    with the feed's lock: every write is conditional on its fencing number
-    still being the newest. Feed problems (HTTP errors, bad
-    documents) are recorded and returned, not raised. ``progress(current,
-    total)`` is called as posts are stored. ``retry`` marks a task's retry of
-    an attempt that already counted its error: it fails without counting again,
-    so one outage does not multiply the feed's backoff. ``refresh_run`` is
-    the id of the refresh round that queued the import, kept on its run.
+    ``fence`` is the fencing number the caller got with the feed's lock
+    (``Feed.objects.next_fence``): every write is conditional on it still being
+    the newest (without one, the writes are not fenced: a test, a benchmark).
+    ``run`` is the attempt's unsaved ``ImportRun`` (a new one if not given).
+    Feed problems (HTTP errors, bad documents) are recorded and returned, not
+    raised. ``progress(current, total)`` is called as posts are stored.
     """
-    if fenced is not None:
-        feed, fence = fenced, fenced.fence
-    else:
-        (feed, _), fence = Feed.objects.get_or_create(url=url), None
-    run = new_run(feed, task_id, worker, refresh_run)
+    run = run or new_run(feed)
     try:
-        return Importer(feed, run, fence, progress, retry).execute()
+        return Importer(feed, run, fence, progress).execute()
     except StaleFence:
         run.error = "a newer import of this feed took over (the lock's lease had run out)"
-        logger.warning("import of %s refused: %s", url, run.error)
+        logger.warning("import of %s refused: %s", feed.url, run.error)
         return finish(feed, run, Outcome.FAILED)
 
 
 class Importer:
-    def __init__(self, feed, run, fence, progress, retry=False):
-        self.feed, self.run, self.fence, self.retry = feed, run, fence, retry
+    def __init__(self, feed, run, fence, progress):
+        self.feed, self.run, self.fence = feed, run, fence
         self.progress = progress or (lambda current, total: None)
         self.now = run.started_at
         self.first_import = False  # store_posts finds out
@@ -330,8 +305,7 @@ class Importer:
     def failed(self, error, *, transient=False, retry_after=None, deactivate=False, status=None):
         """Record a failed attempt on the feed (backing off) and in the run."""
         feed, run = self.feed, self.run
-        counted = 0 if self.retry and feed.error_count else 1
-        errors = feed.error_count + counted
+        errors = feed.error_count + 1
         run.error = str(error)
         run.http_status = status
         changes = {
@@ -340,7 +314,7 @@ class Importer:
             "last_status": Outcome.FAILED,
             "last_http_status": status,
             "last_error": run.error,
-            "error_count": F("error_count") + counted,
+            "error_count": F("error_count") + 1,
             "next_check_at": self.next_check(retry_after=retry_after, errors=errors),
         }
         if deactivate:
@@ -508,7 +482,8 @@ def finish(feed, run, outcome):
     return ImportResult(feed=feed, run=run)
 
 
-def new_run(feed, task_id, worker, refresh_run, **fields):
+def new_run(feed, task_id="", worker="", refresh_run=None, **fields):
+    """An attempt's ``ImportRun``, saved by ``finish``."""
     return ImportRun(
         feed=feed,
         task_id=task_id or "",
@@ -517,53 +492,6 @@ def new_run(feed, task_id, worker, refresh_run, **fields):
         started_at=timezone.now(),
         **fields,
     )
-
-
-def record_attempt(url, outcome, *, error="", task_id="", worker="", refresh_run=None):
-    """Record an attempt that never reached the feed (lock held, lock cache down)."""
-    feed, _ = Feed.objects.get_or_create(url=url)
-    return finish(feed, new_run(feed, task_id, worker, refresh_run, error=error), outcome)
-
-
-def crash_message(exc):
-    """An unexpected error in words an operator can act on."""
-    text = f"{type(exc).__name__}: {exc}".strip()
-    if isinstance(exc, (OperationalError, InterfaceError)):
-        return f"lost the connection to the database during the import ({text})"
-    return text
-
-
-def record_crash(url, error, *, fence=None, task_id="", worker="", refresh_run=None):
-    """Record an attempt that ended with an unexpected error (a bug, a time limit, the database).
-
-    The feed's status is written only under ``fence``, the fencing number the
-    crashed import held: a newer import's status is never overwritten (and
-    without a fence, the feed row is left alone; its claim runs out and the
-    scheduler queues it again). The run is always recorded.
-    """
-    if not transaction.get_connection().in_atomic_block:
-        # A broken connection (a restarted database) must not lose the record too.
-        transaction.get_connection().close_if_unusable_or_obsolete()
-    feed = Feed.objects.filter(url=url).first()
-    if feed is None:
-        return None
-    now = timezone.now()
-    written = fence is not None and Feed.objects.filter(pk=feed.pk, fence=fence).update(
-        claimed_at=None,
-        last_checked_at=now,
-        last_status=Outcome.FAILED,
-        last_error=error,
-        error_count=F("error_count") + 1,
-        # Backing off matters most here: a feed that always times out would
-        # otherwise take a worker for the whole time limit at every refresh.
-        next_check_at=now + backoff(feed.error_count + 1),
-    )
-    if fence is not None and not written:
-        logger.warning(
-            "The crash of an import of %s is not written on the feed: a newer import took it over",
-            url,
-        )
-    return finish(feed, new_run(feed, task_id, worker, refresh_run, error=error), Outcome.FAILED)
 
 
 def elapsed_ms(started):

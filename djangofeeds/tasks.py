@@ -19,8 +19,8 @@ from django.db.models import Max, Q
 from django.utils import timezone
 from kombu.common import maybe_declare
 
-from djangofeeds.importer import crash_message, failed_result, record_attempt, record_crash
-from djangofeeds.importer import import_feed as run_importer
+from djangofeeds.attempts import crash_message, record_attempt, record_crash
+from djangofeeds.importer import fetch_and_store, new_run
 from djangofeeds.locks import CacheLock, LockUnavailable
 from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
 
@@ -186,15 +186,7 @@ def enqueue_imports(urls):
 
 
 def run_import(
-    url,
-    *,
-    task_name,
-    task_id="",
-    worker="",
-    progress=None,
-    retry=False,
-    claim=None,
-    refresh_run=None,
+    url, *, task_name, task_id="", worker="", progress=None, claim=None, refresh_run=None
 ):
     """Import ``url`` under its lock; the path of the task and of ``import_feeds --sync``.
 
@@ -216,8 +208,9 @@ def run_import(
             if claim is not None and not holds_claim(feed, claim):
                 error = "already imported since it was queued (its claim was replaced)"
                 return record_attempt(url, Outcome.SKIPPED, error=error, **recorded)
+            run = new_run(feed, **recorded)
             try:
-                return run_importer(url, fenced=feed, progress=progress, retry=retry, **recorded)
+                return fetch_and_store(feed, run, fence=feed.fence, progress=progress)
             except SoftTimeLimitExceeded:
                 error = f"import took longer than {import_feed.soft_time_limit:g}s and was stopped"
                 return record_crash(url, error, fence=feed.fence, **recorded)
@@ -225,6 +218,25 @@ def run_import(
                 error = crash_message(exc)
                 record_crash(url, error, fence=feed.fence, **recorded)
                 raise ImportCrashed(error) from exc
+
+
+def reply(result):
+    """The task's return value (JSON) for an ``ImportResult``."""
+    run = result.run
+    summary = {
+        "status": Outcome(run.outcome).value,
+        "url": result.feed.url,
+        "created": run.created,
+        "updated": run.updated,
+    }
+    if run.error:
+        summary["error"] = run.error
+    return summary
+
+
+def failed_reply(url, error):
+    """The task's return value (JSON) for an import that ended without an ``ImportResult``."""
+    return {"status": Outcome.FAILED, "url": url, "created": 0, "updated": 0, "error": error}
 
 
 def describe(result):
@@ -294,7 +306,6 @@ def import_feed(self, feed_url, claim=None, refresh_run=None):
             task_id=self.request.id,
             worker=self.request.hostname,
             progress=report,
-            retry=self.request.retries > 0,
             claim=claim,
             refresh_run=refresh_run,
         )
@@ -314,7 +325,7 @@ def import_feed(self, feed_url, claim=None, refresh_run=None):
             refresh_run=refresh_run,
         )
         if last_attempt:
-            return failed_result(feed_url, str(exc))
+            return failed_reply(feed_url, str(exc))
         raise
     except SoftTimeLimitExceeded:  # before the import began (the lock, the database)
         error = f"import took longer than {self.soft_time_limit:g}s and was stopped"
@@ -325,8 +336,8 @@ def import_feed(self, feed_url, claim=None, refresh_run=None):
             worker=self.request.hostname,
             refresh_run=refresh_run,
         )
-        return failed_result(feed_url, error)
-    summary = result.as_dict()
+        return failed_reply(feed_url, error)
+    summary = reply(result)
     log = logger.warning if result.outcome == Outcome.FAILED else logger.info
     log(describe(summary))
     return summary

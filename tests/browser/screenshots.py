@@ -17,10 +17,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from blog.models import CommentEvent
-from djangofeeds.importer import import_feed
 from tests.browser.helpers import log_in
 from tests.factories import CommentFactory, EntryFactory
 from tests.support.feed_server import rss
+from tests.support.importing import import_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -159,8 +159,8 @@ def test_screenshots(page, browser, live_server, operator, feed_server):
     feeds = []
     for title, posts in POSTS.items():
         url = serve_feed(feed_server, title, posts)
-        feeds.append(import_feed(url).feed)
-    import_feed(feeds[0].url)  # answered 304: a second run on its admin page
+        feeds.append(import_url(url).feed)
+    import_url(feeds[0].url)  # answered 304: a second run on its admin page
 
     page.set_viewport_size(DESKTOP)
     page.goto("/")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from djangofeeds.importer import import_feed
+from tests.support.importing import import_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,7 +29,7 @@ def one_second_of_silence():
 def test_listener_finds_the_episode_and_its_player_loads_only_when_asked(page, feed_server):
     """The post page shows an audio player (preload="none": no request for the file until the
     listener asks), a download link and the categories; asked, the player loads the episode."""
-    import_feed(feed_server.serve("/podcast.xml", PODCAST.read_bytes()))
+    import_url(feed_server.serve("/podcast.xml", PODCAST.read_bytes()))
     # The CDN is the publisher's: the browser gets one second of sound from this stand-in.
     fetched = []
 

@@ -9,11 +9,12 @@ import pytest
 from django.utils import timezone
 
 from djangofeeds import addresses
-from djangofeeds.importer import import_feed, poll_delay, publishing_rate
+from djangofeeds.importer import fetch_and_store, new_run, poll_delay, publishing_rate
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
 from djangofeeds.parse import sha256
 from tests.support.feed_server import http_date, numbered_items, rss
 from tests.support.fixtures import fixture
+from tests.support.importing import import_url
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +23,7 @@ def test_import_feed_rss20_stores_posts_and_feed_details(feed_server):
     """An RSS 2.0 feed stores its title, link, description and posts, and records the run."""
     url = feed_server.serve("/news.xml", fixture("rss20.xml"))
 
-    result = import_feed(url)
+    result = import_url(url)
 
     feed = Feed.objects.get(url=url)
     assert (feed.title, feed.link, feed.description) == (
@@ -31,7 +32,7 @@ def test_import_feed_rss20_stores_posts_and_feed_details(feed_server):
         "What happens in Celery land",
     )
     assert feed.last_status == Outcome.IMPORTED and feed.error_count == 0
-    assert result.as_dict() == {"status": "imported", "url": url, "created": 3, "updated": 0}
+    assert (result.outcome, result.run.created, result.run.updated) == ("imported", 3, 0)
     post = feed.posts.get(guid="news-5-7")
     assert post.title == "Celery 5.7 released"
     assert post.author == "ask@example.com (Ask)"
@@ -45,7 +46,7 @@ def test_import_feed_sanitizes_html_content(feed_server):
     """Post bodies keep their markup and lose scripts, handlers and javascript: links."""
     url = feed_server.serve("/news.xml", fixture("rss20.xml"))
 
-    import_feed(url)
+    import_url(url)
 
     content = Post.objects.get(guid="news-5-7").content
     assert "<b>release</b>" in content
@@ -57,7 +58,7 @@ def test_import_feed_resolves_relative_links_against_the_feed(feed_server):
     """Relative links of posts and in their bodies resolve against the feed's URL."""
     url = feed_server.serve("/news.xml", fixture("rss20.xml"))
 
-    import_feed(url)
+    import_url(url)
 
     post = Post.objects.get(guid="news-relative")
     assert post.link == feed_server.url("/news/relative")
@@ -68,7 +69,7 @@ def test_import_feed_rss10(feed_server):
     """An RSS 1.0 (RDF) feed stores its title and its items' titles and authors."""
     url = feed_server.serve("/rdf.xml", fixture("rss10.xml"), content_type="application/rdf+xml")
 
-    import_feed(url)
+    import_url(url)
 
     feed = Feed.objects.get(url=url)
     assert feed.title == "RDF Site"
@@ -82,7 +83,7 @@ def test_import_feed_atom10_sanitizes_html_and_escapes_text(feed_server):
     """Atom HTML content is sanitized, text content escaped; the update date stands in."""
     url = feed_server.serve("/atom.xml", fixture("atom10.xml"), content_type="application/atom+xml")
 
-    import_feed(url)
+    import_url(url)
 
     feed = Feed.objects.get(url=url)
     assert (feed.title, feed.description) == ("Atom Site", "An Atom 1.0 feed")
@@ -96,12 +97,12 @@ def test_import_feed_atom10_sanitizes_html_and_escapes_text(feed_server):
 def test_import_feed_etag_304_writes_no_post(feed_server, django_assert_num_queries):
     """A 304 to the feed's ETag writes no post: three queries, the check times and the run."""
     url = feed_server.serve("/etag.xml", rss(numbered_items(5)), etag='"v1"')
-    import_feed(url)
+    import_url(url)
     checked = Feed.objects.get(url=url).last_checked_at
 
     # get the feed, update its check times (fenced), record the run
     with django_assert_num_queries(3) as captured:
-        result = import_feed(url)
+        result = import_url(url)
 
     assert result.outcome == Outcome.NOT_MODIFIED
     assert feed_server.last_headers("/etag.xml")["If-None-Match"] == '"v1"'
@@ -115,9 +116,9 @@ def test_import_feed_last_modified_304(feed_server):
     """The feed's Last-Modified is sent back as If-Modified-Since, and a 304 follows."""
     modified = http_date(3600)
     url = feed_server.serve("/lm.xml", rss(numbered_items(2)), last_modified=modified)
-    import_feed(url)
+    import_url(url)
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert result.outcome == Outcome.NOT_MODIFIED
     assert feed_server.last_headers("/lm.xml")["If-Modified-Since"] == modified
@@ -128,12 +129,12 @@ def test_import_feed_updates_changed_posts_in_place(feed_server):
     """A changed entry updates its post in place; no post is created."""
     items = numbered_items(3)
     url = feed_server.serve("/edit.xml", rss(items))
-    import_feed(url)
+    import_url(url)
     before = dict(Post.objects.values_list("guid", "pk"))
 
     items[1]["title"] = "Corrected title"
     feed_server.serve("/edit.xml", rss(items))
-    result = import_feed(url)
+    result = import_url(url)
 
     assert (result.run.created, result.run.updated) == (0, 1)
     assert dict(Post.objects.values_list("guid", "pk")) == before
@@ -144,11 +145,11 @@ def test_import_feed_unchanged_200_rewrites_nothing(feed_server, django_assert_m
     """Other bytes (here one more newline) with the same entries: parsed, compared, not written."""
     body = rss(numbered_items(50))
     url = feed_server.serve("/same.xml", body)
-    import_feed(url)
+    import_url(url)
     feed_server.serve("/same.xml", body + b"\n")
 
     with django_assert_max_num_queries(8) as captured:
-        result = import_feed(url)
+        result = import_url(url)
 
     assert (result.run.created, result.run.updated) == (0, 0)
     assert not any(
@@ -170,10 +171,10 @@ def test_posts_with_images_are_not_rewritten_by_a_reimport(feed_server, reader):
     if reader == "feedparser":  # a namespace keeps the fast RSS reader out
         body = body.replace(b'<rss version="2.0">', b'<rss version="2.0" xmlns:x="urn:x">')
     url = feed_server.serve("/images.xml", body)
-    assert import_feed(url).run.created == 20
+    assert import_url(url).run.created == 20
     for extra in (b"\n", b"\n\n", b"\n\n\n"):
         feed_server.serve("/images.xml", body + extra)
-        result = import_feed(url)
+        result = import_url(url)
         assert (result.outcome, result.run.created, result.run.updated) == (
             Outcome.IMPORTED,
             0,
@@ -189,7 +190,7 @@ def test_import_feed_stores_in_bulk_not_per_entry(feed_server, django_assert_max
     # 3 batches of 100: savepoint, fence check, SELECT, bulk upsert, release;
     # plus creating the feed, updating it and recording the run.
     with django_assert_max_num_queries(30):
-        result = import_feed(url)
+        result = import_url(url)
 
     assert result.run.created == 300 and Post.objects.count() == 300
 
@@ -200,7 +201,7 @@ def test_import_feed_keeps_the_newest_500_entries(feed_server):
     random.Random(7).shuffle(items)
     url = feed_server.serve("/long.xml", rss(items))
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert result.run.created == 500
     assert Post.objects.filter(guid="item-0").exists()  # the newest
@@ -214,7 +215,7 @@ def test_import_feed_same_guid_on_every_entry_falls_back_to_links(feed_server):
         item["guid"] = "same-for-all"
     url = feed_server.serve("/sameguid.xml", rss(items))
 
-    import_feed(url)
+    import_url(url)
 
     assert sorted(Post.objects.values_list("guid", flat=True)) == [
         "http://example.com/item/0",
@@ -230,7 +231,7 @@ def test_import_feed_same_guid_and_same_link_on_every_entry_keeps_every_post(fee
         item["guid"], item["link"] = "same-for-all", "http://example.com/"
     url = feed_server.serve("/samelink.xml", rss(items))
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert result.run.created == 3
     assert all(guid.startswith("sha256:") for guid in Post.objects.values_list("guid", flat=True))
@@ -240,7 +241,7 @@ def test_import_feed_without_ids_or_links_hashes_title_and_content(feed_server):
     """Entries without ids or links get hashed guids; an exact repeat is one post."""
     url = feed_server.serve("/bare.xml", rss([{"title": "A"}, {"title": "B"}, {"title": "A"}]))
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert result.run.created == 2  # the repeated item is one post
     assert all(guid.startswith("sha256:") for guid in Post.objects.values_list("guid", flat=True))
@@ -252,7 +253,7 @@ def test_import_feed_permanent_redirect_updates_url(feed_server):
     old = feed_server.redirect("/old.xml", "/moved.xml", status=301)
     feed_server.redirect("/moved.xml", target, status=308)
 
-    import_feed(old)
+    import_url(old)
 
     assert Feed.objects.get().url == target
 
@@ -261,11 +262,11 @@ def test_import_feed_old_url_of_a_moved_feed_makes_no_duplicate(feed_server):
     """A late import of a moved feed's old URL stores nothing and deactivates the copy it made."""
     target = feed_server.serve("/new.xml", rss(numbered_items(2)))
     old = feed_server.redirect("/old.xml", target, status=301)
-    import_feed(old)
+    import_url(old)
     moved = Feed.objects.get()
     assert moved.url == target
 
-    result = import_feed(old)  # a stale task, a script, an OPML file still naming it
+    result = import_url(old)  # a stale task, a script, an OPML file still naming it
 
     assert result.outcome == Outcome.FAILED and not result.transient
     copy = Feed.objects.get(url=old)
@@ -277,11 +278,11 @@ def test_import_feed_permanent_redirect_then_304_updates_url(feed_server):
     """A feed that moved while unchanged still gets its new URL."""
     target = feed_server.serve("/stable.xml", rss(numbered_items(2)), etag='"v1"')
     feed = Feed.objects.create(url=target)
-    import_feed(target)
+    import_url(target)
     old = feed_server.redirect("/was.xml", target, status=308)
     Feed.objects.filter(pk=feed.pk).update(url=old)
 
-    result = import_feed(old)
+    result = import_url(old)
 
     assert result.outcome == Outcome.NOT_MODIFIED
     assert Feed.objects.get(pk=feed.pk).url == target
@@ -293,7 +294,7 @@ def test_import_feed_permanent_redirect_to_an_overlong_url_keeps_the_old_one(fee
     feed_server.serve(long_path, rss(numbered_items(1)))
     old = feed_server.redirect("/short.xml", long_path, status=301)
 
-    result = import_feed(old)
+    result = import_url(old)
 
     assert result.outcome == Outcome.IMPORTED
     assert Feed.objects.get().url == old
@@ -304,7 +305,7 @@ def test_import_feed_200_without_validators_forgets_the_old_ones(feed_server):
     url = feed_server.serve("/v.xml", rss(numbered_items(1)))
     Feed.objects.create(url=url, etag='"old"', last_modified=http_date(7200))
 
-    import_feed(url)
+    import_url(url)
 
     feed = Feed.objects.get(url=url)
     assert (feed.etag, feed.last_modified) == ("", "")
@@ -318,7 +319,7 @@ def test_import_feed_huge_ttl_and_max_age_are_capped_not_a_crash(feed_server):
         headers={"Cache-Control": "max-age=99999999999999999"},
     )
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert result.outcome == Outcome.IMPORTED
     assert result.feed.next_check_at <= timezone.now() + timedelta(hours=24, seconds=5)
@@ -330,7 +331,7 @@ def test_import_feed_temporary_redirect_keeps_url(feed_server):
     old = feed_server.redirect("/old.xml", "/moved.xml", status=301)
     feed_server.redirect("/moved.xml", target, status=302)
 
-    result = import_feed(old)
+    result = import_url(old)
 
     assert result.outcome == Outcome.IMPORTED
     assert Feed.objects.get().url == old
@@ -340,7 +341,7 @@ def test_import_feed_404_counts_an_error_and_backs_off(feed_server):
     """A 404 counts an error, keeps the feed active and puts its next check off."""
     url = feed_server.url("/missing.xml")
 
-    result = import_feed(url)
+    result = import_url(url)
 
     feed = Feed.objects.get(url=url)
     assert result.outcome == Outcome.FAILED and not result.transient
@@ -356,7 +357,7 @@ def test_import_feed_backoff_grows_and_is_capped(feed_server, previous_errors):
     Feed.objects.create(url=url, error_count=previous_errors)
     before = timezone.now()
 
-    import_feed(url)
+    import_url(url)
 
     feed = Feed.objects.get(url=url)
     delay = feed.next_check_at - before
@@ -371,7 +372,7 @@ def test_import_feed_410_deactivates(feed_server):
     """A 410 Gone deactivates the feed and says why."""
     url = feed_server.serve("/gone.xml", "gone", status=410)
 
-    import_feed(url)
+    import_url(url)
 
     feed = Feed.objects.get(url=url)
     assert not feed.is_active and "410" in feed.last_error
@@ -381,7 +382,7 @@ def test_import_feed_500_is_transient(feed_server):
     """A 500 is a transient failure, recorded with its status."""
     url = feed_server.serve("/broken.xml", "oops", status=500)
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert result.outcome == Outcome.FAILED and result.transient
     assert "500" in result.run.error and result.run.http_status == 500
@@ -391,7 +392,7 @@ def test_import_feed_429_retry_after_pushes_next_check_later(feed_server):
     """A 429's Retry-After puts the feed's next check that far off."""
     url = feed_server.serve("/busy.xml", "slow down", status=429, headers={"Retry-After": "7200"})
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert result.transient and result.retry_after == 7200
     assert Feed.objects.get(url=url).next_check_at >= timezone.now() + timedelta(seconds=7190)
@@ -410,7 +411,7 @@ def test_import_feed_ttl_and_max_age_push_next_check_later(feed_server, settings
     )
 
     for url in (ttl, cached, short):
-        import_feed(url)
+        import_url(url)
 
     now = timezone.now()
     due = {feed.url: feed.next_check_at - now for feed in Feed.objects.all()}
@@ -424,7 +425,7 @@ def test_import_feed_timeout_is_a_transient_error(feed_server, settings):
     settings.DJANGOFEEDS_FETCH_TIMEOUT = 1
     url = feed_server.serve("/slow.xml", rss(numbered_items(1)), delay=3)
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert result.transient and "timed out" in result.run.error
 
@@ -435,7 +436,7 @@ def test_import_feed_gzip_bomb_stops_at_the_cap(feed_server, settings):
     bomb = b"<rss>" + b" " * (64 * 1024 * 1024)
     url = feed_server.serve("/bomb.xml", bomb, gzip=True)
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert result.outcome == Outcome.FAILED and not result.transient
     assert "larger than 1048576 bytes" in result.run.error
@@ -447,7 +448,7 @@ def test_import_feed_over_size_body_is_refused(feed_server, settings, send_lengt
     settings.DJANGOFEEDS_MAX_BYTES = 10_000
     url = feed_server.serve("/big.xml", rss(numbered_items(200)), send_length=send_length)
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert "larger than 10000 bytes" in result.run.error and Post.objects.count() == 0
 
@@ -459,7 +460,7 @@ def test_import_feed_html_page_is_a_readable_error(feed_server):
     )
     url = feed_server.serve("/page.html", page, content_type="text/html")
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert result.outcome == Outcome.FAILED
     assert result.run.error.startswith("the document is an HTML page")
@@ -469,7 +470,7 @@ def test_import_feed_empty_body_is_a_readable_error(feed_server):
     """An empty body fails with an error that says so."""
     url = feed_server.serve("/empty.xml", b"")
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert result.run.error == "the server sent an empty body"
 
@@ -479,7 +480,7 @@ def test_import_feed_bozo_feed_with_entries_is_imported_with_a_warning(feed_serv
     broken = rss(numbered_items(2)).replace(b"</channel></rss>", b"<unclosed></channel></rss>")
     url = feed_server.serve("/bozo.xml", broken)
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert result.outcome == Outcome.IMPORTED and result.run.created == 2
     assert result.run.warning
@@ -490,7 +491,7 @@ def test_import_feed_refuses_private_addresses(feed_server, settings):
     settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = False
     url = feed_server.serve("/private.xml", rss(numbered_items(1)))
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert "non-public address (127.0.0.1)" in result.run.error
     assert feed_server.hits("/private.xml") == 0
@@ -505,7 +506,7 @@ def test_import_feed_checks_every_redirect_hop(feed_server, settings, monkeypatc
         "/hop.xml", f"http://127.0.0.2:{feed_server.port}/inside.xml", status=302
     )
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert "non-public address (127.0.0.2)" in result.run.error
     assert feed_server.hits("/hop.xml") == 1
@@ -516,7 +517,7 @@ def test_import_feed_checks_every_redirect_hop(feed_server, settings, monkeypatc
 )
 def test_import_feed_refuses_other_schemes_and_credentials(url):
     """Other schemes and URLs with credentials fail for good."""
-    result = import_feed(url)
+    result = import_url(url)
 
     assert result.outcome == Outcome.FAILED and not result.transient
     assert "only http and https" in result.run.error or "user name or password" in result.run.error
@@ -528,7 +529,7 @@ def test_import_feed_stale_fence_writes_nothing(feed_server):
     stale = Feed.objects.next_fence(url)
     Feed.objects.next_fence(url)  # a newer holder took over
 
-    result = import_feed(url, fenced=stale)
+    result = fetch_and_store(stale, fence=stale.fence)
 
     assert result.outcome == Outcome.FAILED and "newer import" in result.run.error
     assert Post.objects.count() == 0
@@ -536,11 +537,12 @@ def test_import_feed_stale_fence_writes_nothing(feed_server):
 
 
 def test_import_feed_current_fence_imports(feed_server):
-    """An import holding the current fence imports and records its task and worker."""
+    """An import holding the current fence imports; its run keeps the task and the worker."""
     url = feed_server.serve("/fenced.xml", rss(numbered_items(3)))
     fenced = Feed.objects.next_fence(url)
+    run = new_run(fenced, task_id="t-1", worker="w@host")
 
-    result = import_feed(url, fenced=fenced, task_id="t-1", worker="w@host")
+    result = fetch_and_store(fenced, run, fence=fenced.fence)
 
     assert result.run.created == 3
     assert (result.run.task_id, result.run.worker) == ("t-1", "w@host")
@@ -551,7 +553,7 @@ def test_import_feed_reports_progress(feed_server):
     url = feed_server.serve("/progress.xml", rss(numbered_items(250)))
     seen = []
 
-    import_feed(url, progress=lambda current, total: seen.append((current, total)))
+    import_url(url, progress=lambda current, total: seen.append((current, total)))
 
     assert seen == [(100, 250), (200, 250), (250, 250)]
 
@@ -561,7 +563,7 @@ def test_import_feed_does_not_report_progress_of_a_single_batch(feed_server):
     url = feed_server.serve("/small.xml", rss(numbered_items(100)))
     seen = []
 
-    result = import_feed(url, progress=lambda current, total: seen.append((current, total)))
+    result = import_url(url, progress=lambda current, total: seen.append((current, total)))
 
     assert result.run.created == 100 and seen == []
 
@@ -601,10 +603,10 @@ def test_next_check_follows_the_publishing_rate_within_bounds(
     body = rss(dated_items(*ages))
     url = feed_server.serve("/rate.xml", body, etag='"v1"')
 
-    first = import_feed(url)
-    again = import_feed(url)  # answered 304: the pace the last document showed
+    first = import_url(url)
+    again = import_url(url)  # answered 304: the pace the last document showed
     feed_server.serve("/rate.xml", body)  # no validators: a 200 with the same bytes
-    same = import_feed(url)
+    same = import_url(url)
 
     assert again.outcome == Outcome.NOT_MODIFIED and again.run.http_status == 304
     assert same.outcome == Outcome.NOT_MODIFIED and same.run.http_status == 200
@@ -662,14 +664,14 @@ def test_import_feed_same_bytes_200_stops_before_parsing(
 ):
     """A 200 with the bytes imported last time: no parse, 0 post writes, at most 5 queries."""
     url = feed_server.serve("/same-bytes.xml", rss(numbered_items(50)))
-    import_feed(url)
+    import_url(url)
 
     def no_parse(*args, **kwargs):
         raise AssertionError("parsed the same bytes again")
 
     monkeypatch.setattr("djangofeeds.importer.parse", no_parse)
     with django_assert_max_num_queries(5) as captured:
-        result = import_feed(url)
+        result = import_url(url)
 
     assert result.outcome == Outcome.NOT_MODIFIED and result.run.http_status == 200
     assert not any("djangofeeds_post" in query["sql"] for query in captured.captured_queries)
@@ -680,13 +682,13 @@ def test_import_feed_same_bytes_200_stops_before_parsing(
 def test_import_feed_changed_bytes_or_a_failed_parse_are_parsed_again(feed_server):
     """Only bytes that were imported successfully are skipped."""
     url = feed_server.serve("/changing.xml", rss(numbered_items(2)))
-    import_feed(url)
+    import_url(url)
     feed_server.serve("/changing.xml", rss(numbered_items(3)))
 
-    assert import_feed(url).run.created == 1
+    assert import_url(url).run.created == 1
 
     page = feed_server.serve("/page.xml", b"<html><body>not a feed</body></html>")
-    assert [import_feed(page).outcome for _ in range(2)] == [Outcome.FAILED, Outcome.FAILED]
+    assert [import_url(page).outcome for _ in range(2)] == [Outcome.FAILED, Outcome.FAILED]
     assert Feed.objects.get(url=page).error_count == 2
 
 
@@ -724,8 +726,8 @@ def test_import_feed_titles_and_authors_are_plain_text_whatever_the_type(feed_se
     atom = feed_server.serve("/markup.atom", ATOM_WITH_MARKUP, content_type="application/atom+xml")
     cdata = feed_server.serve("/cdata.xml", cdata_titles())
 
-    import_feed(atom)
-    import_feed(cdata)
+    import_url(atom)
+    import_url(cdata)
 
     feed = Feed.objects.get(url=atom)
     assert (feed.title, feed.description) == ("Marked up feed", "desc & more")
@@ -747,7 +749,7 @@ def test_import_feed_repairs_titles_stored_with_markup_without_duplicates(feed_s
     """Posts stored before titles were plain text get repaired by the next import; their guids
     (also the hashed ones) stay, so no post is created twice."""
     url = feed_server.serve("/repair.xml", cdata_titles())
-    import_feed(url)
+    import_url(url)
     feed = Feed.objects.get(url=url)
     hashed = feed.posts.get(title="Bare entry")
     assert hashed.guid == "sha256:" + sha256("Bare <i>entry</i>\x1f" + hashed.content)
@@ -757,7 +759,7 @@ def test_import_feed_repairs_titles_stored_with_markup_without_duplicates(feed_s
     Feed.objects.filter(pk=feed.pk).update(title="The <em>Feed</em>", body_hash="")
     before = dict(feed.posts.values_list("guid", "pk"))
 
-    result = import_feed(url)
+    result = import_url(url)
 
     assert (result.run.created, result.run.updated) == (0, 2)
     assert dict(feed.posts.values_list("guid", "pk")) == before
@@ -785,10 +787,10 @@ def test_import_feed_first_import_looks_up_known_posts_once(
     url = feed_server.serve("/first.xml", body)
 
     with django_assert_max_num_queries(30) as first:
-        assert import_feed(url).run.created == 300
+        assert import_url(url).run.created == 300
     feed_server.serve("/first.xml", body + b"\n")
     with django_assert_max_num_queries(30) as second:
-        result = import_feed(url)
+        result = import_url(url)
 
     assert len(post_selects(first)) == 1 and "LIMIT 1" in post_selects(first)[0]
     assert (result.run.created, result.run.updated) == (0, 0)

@@ -2,11 +2,12 @@
 
 import pytest
 
-from djangofeeds.importer import import_feed
+from djangofeeds.importer import fetch_and_store
 from djangofeeds.media import MAX_CATEGORIES
 from djangofeeds.models import Category, Enclosure, Feed, Post
 from tests.support.feed_server import numbered_items, rss, with_media
 from tests.support.fixtures import fixture
+from tests.support.importing import import_url
 
 pytestmark = pytest.mark.django_db
 
@@ -25,9 +26,9 @@ def test_json_feed_attachments_and_tags_are_stored_by_the_same_rules(feed_server
         "/feed.json", fixture("jsonfeed-attachments.json"), content_type="application/feed+json"
     )
 
-    result = import_feed(url)
+    result = import_url(url)
 
-    assert result.as_dict()["created"] == 2
+    assert result.run.created == 2
     feed = Feed.objects.get(url=url)
     second, first = feed.posts.get(guid="qc-2"), feed.posts.get(guid="qc-1")
     # The relative attachment resolves against the feed's own (loopback) URL: not a public link.
@@ -46,9 +47,9 @@ def test_podcast_import_stores_enclosures_and_categories(feed_server):
     """A podcast import stores the feed's and each post's categories and enclosures."""
     url = feed_server.serve("/podcast.xml", fixture("podcast.xml"))
 
-    result = import_feed(url)
+    result = import_url(url)
 
-    assert result.as_dict()["created"] == 3
+    assert result.run.created == 3
     feed = Feed.objects.get(url=url)
     assert categories_of(feed) == [
         ("Programming", ""),
@@ -79,7 +80,7 @@ def test_import_records_what_it_dropped_on_the_run(feed_server):
     """What normalization dropped is counted in the run's warning."""
     url = feed_server.serve("/podcast.xml", fixture("podcast.xml"))
 
-    run = import_feed(url).run
+    run = import_url(url).run
 
     assert "3 enclosure URLs that are not public http(s) links" in run.warning
     assert "2 enclosure lengths that are not a number (stored as unknown)" in run.warning
@@ -91,7 +92,7 @@ def test_atom_import_stores_enclosure_links_and_categories(feed_server):
         "/talks.atom", fixture("atom-media.xml"), content_type="application/atom+xml"
     )
 
-    import_feed(url)
+    import_url(url)
 
     feed = Feed.objects.get(url=url)
     assert categories_of(feed) == [("Conferences", "https://talks.example.org/tags")]
@@ -115,7 +116,7 @@ def test_ten_thousand_categories_on_one_item_are_cut_and_the_import_carries_on(f
     items[1]["categories"] = [(f"tag {n}", "") for n in range(10_000)]
     url = feed_server.serve("/tags.xml", rss(items))
 
-    run = import_feed(url).run
+    run = import_url(url).run
 
     assert run.created == 3
     crowded = Post.objects.get(guid="item-1")
@@ -129,12 +130,12 @@ def test_changed_enclosures_and_categories_replace_the_old_ones(feed_server):
     items[0]["enclosures"] = [("https://cdn.example.com/old.mp3", "audio/mpeg", 10)]
     items[0]["categories"] = [("Old", "")]
     url = feed_server.serve("/changing.xml", rss(items))
-    import_feed(url)
+    import_url(url)
 
     items[0]["enclosures"] = [("https://cdn.example.com/new.ogg", "audio/ogg", 20)]
     items[0]["categories"] = [("New", ""), ("Also new", "")]
     feed_server.serve("/changing.xml", rss(items))
-    run = import_feed(url).run
+    run = import_url(url).run
 
     assert (run.created, run.updated) == (0, 1)
     post = Post.objects.get(guid="item-0")
@@ -148,11 +149,11 @@ def test_removed_enclosures_count_as_a_change(feed_server):
     items = numbered_items(2)
     items[0]["enclosures"] = [("https://cdn.example.com/gone.mp3", "audio/mpeg", 10)]
     url = feed_server.serve("/removed.xml", rss(items))
-    import_feed(url)
+    import_url(url)
 
     del items[0]["enclosures"]
     feed_server.serve("/removed.xml", rss(items))
-    run = import_feed(url).run
+    run = import_url(url).run
 
     assert run.updated == 1
     assert not Enclosure.objects.exists()
@@ -163,10 +164,10 @@ def test_unchanged_reimport_rewrites_no_enclosure_or_category(
 ):
     """Writes only its ImportRun; one query more than a plain feed (its categories' ids)."""
     url = feed_server.serve("/same.xml", rss(with_media(numbered_items(50))))
-    import_feed(url)
+    import_url(url)
 
     with django_assert_max_num_queries(9) as captured:
-        result = import_feed(url)
+        result = import_url(url)
 
     assert (result.run.created, result.run.updated) == (0, 0)
     writes = [q["sql"] for q in captured.captured_queries if q["sql"].startswith(("INSERT", "DEL"))]
@@ -176,7 +177,7 @@ def test_unchanged_reimport_rewrites_no_enclosure_or_category(
 def first_import_queries(feed_server, count, django_assert_max_num_queries):
     url = feed_server.serve(f"/media-{count}.xml", rss(with_media(numbered_items(count))))
     with django_assert_max_num_queries(1000) as captured:
-        import_feed(url)
+        import_url(url)
     assert Enclosure.objects.filter(post__feed__url=url).count() == count
     return len(captured.captured_queries)
 
@@ -200,7 +201,7 @@ def test_stale_fence_writes_no_enclosure_or_category(feed_server):
     holder = Feed.objects.next_fence(url)
     Feed.objects.next_fence(url)  # a newer holder took over
 
-    result = import_feed(url, fenced=holder)
+    result = fetch_and_store(holder, fence=holder.fence)
 
     assert "newer import" in result.run.error
     assert not Post.objects.exists() and not Enclosure.objects.exists()

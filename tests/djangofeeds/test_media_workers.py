@@ -2,10 +2,10 @@
 
 import pytest
 
-from djangofeeds.importer import import_feed as import_here
 from djangofeeds.models import Enclosure, Feed, ImportRun, Post
 from djangofeeds.tasks import cleanup, import_feed
 from tests.support.fixtures import fixture
+from tests.support.importing import import_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,7 +46,7 @@ def test_cleanup_task_runs_on_a_worker(feed_server, memcached, worker_factory, s
     )
     url = feed_server.serve("/podcast.xml", fixture("podcast.xml"))
     settings.DJANGOFEEDS_KEEP_POSTS = 5  # this process imports all three
-    import_here(url)
+    import_url(url)
 
     summary = cleanup.delay().get(timeout=60)
 

@@ -8,10 +8,10 @@ from django_celery_beat.models import PeriodicTask
 from django_celery_results.models import TaskResult
 
 from djangofeeds import parse, retention
-from djangofeeds.importer import import_feed
 from djangofeeds.models import Enclosure, Feed, ImportRun, Outcome, Post, PrunedPost, RefreshRun
 from tests.factories import FeedFactory
 from tests.support.feed_server import numbered_items, rss, with_media
+from tests.support.importing import import_url
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,7 @@ def test_import_past_the_bound_keeps_the_newest_posts(feed_server, settings):
     settings.DJANGOFEEDS_KEEP_POSTS = 10
     url = feed_server.serve("/long.xml", rss(with_media(numbered_items(15))))
 
-    run = import_feed(url).run
+    run = import_url(url).run
 
     assert guids(url) == newest(10)
     assert run.created == 15
@@ -42,11 +42,11 @@ def test_pruned_posts_never_come_back_while_the_feed_lists_them(feed_server, set
     """The feed lists 15, 10 are kept: re-imports store nothing new and prune nothing."""
     settings.DJANGOFEEDS_KEEP_POSTS = 10
     url = feed_server.serve("/long.xml", rss(numbered_items(15)))
-    import_feed(url)
+    import_url(url)
     kept_ids = set(Post.objects.values_list("pk", flat=True))
 
     for _ in range(2):
-        run = import_feed(url).run
+        run = import_url(url).run
         assert (run.created, run.updated) == (0, 0)
         assert "pruned" not in run.warning
 
@@ -57,11 +57,11 @@ def test_new_posts_push_the_oldest_out_and_tombstones_follow_the_feed(feed_serve
     """New posts push the oldest out; tombstones remember only what the feed still lists."""
     settings.DJANGOFEEDS_KEEP_POSTS = 10
     url = feed_server.serve("/long.xml", rss(numbered_items(15, start=2)))
-    import_feed(url)
+    import_url(url)
 
     # Two new posts on top; the feed still lists its 15 newest.
     feed_server.serve("/long.xml", rss(numbered_items(15)))
-    run = import_feed(url).run
+    run = import_url(url).run
 
     assert run.created == 2
     assert guids(url) == newest(10)
@@ -81,8 +81,8 @@ def test_undated_posts_are_pruned_first_and_stay_pruned(feed_server, settings):
         del item["pubDate"]
     url = feed_server.serve("/undated.xml", rss(items))
 
-    import_feed(url)
-    again = import_feed(url).run
+    import_url(url)
+    again = import_url(url).run
 
     assert guids(url) == newest(4, start=2)
     assert again.created == 0
@@ -91,9 +91,9 @@ def test_undated_posts_are_pruned_first_and_stay_pruned(feed_server, settings):
 def test_cleanup_prunes_every_feed_over_the_bound_in_batches(feed_server, settings):
     """Pruning all feeds cuts only those over the bound; the pruned posts stay gone."""
     url = feed_server.serve("/many.xml", rss(numbered_items(30)))
-    import_feed(url)
+    import_url(url)
     small = feed_server.serve("/few.xml", rss(numbered_items(3, prefix="few")))
-    import_feed(small)
+    import_url(small)
     settings.DJANGOFEEDS_KEEP_POSTS = 7
 
     feeds, posts = retention.prune_all_posts()
@@ -102,13 +102,13 @@ def test_cleanup_prunes_every_feed_over_the_bound_in_batches(feed_server, settin
     assert guids(url) == newest(7)
     assert len(guids(small)) == 3
     # And the next import does not bring the 23 back.
-    assert import_feed(url).run.created == 0
+    assert import_url(url).run.created == 0
 
 
 def test_prune_posts_deletes_in_batches(feed_server, django_assert_max_num_queries):
     """prune_posts deletes a feed's older posts in batches of the given size."""
     url = feed_server.serve("/many.xml", rss(numbered_items(25)))
-    import_feed(url)
+    import_url(url)
     feed = Feed.objects.get(url=url)
 
     with django_assert_max_num_queries(100) as captured:
@@ -123,7 +123,7 @@ def test_tombstones_are_bounded_by_what_a_feed_can_list(feed_server, monkeypatch
     """A feed keeps at most MAX_ENTRIES tombstones, as many as it can list."""
     monkeypatch.setattr(parse, "MAX_ENTRIES", 8)
     url = feed_server.serve("/many.xml", rss(numbered_items(8)))
-    import_feed(url)
+    import_url(url)
     feed = Feed.objects.get(url=url)
 
     retention.prune_posts(feed.pk, 0, batch_size=3)
@@ -131,7 +131,7 @@ def test_tombstones_are_bounded_by_what_a_feed_can_list(feed_server, monkeypatch
     assert not Post.objects.exists()
     monkeypatch.setattr(parse, "MAX_ENTRIES", 5)
     feed_server.serve("/many.xml", rss(numbered_items(3, prefix="new")))
-    import_feed(url)
+    import_url(url)
     retention.prune_posts(feed.pk, 0)
     assert PrunedPost.objects.filter(feed=feed).count() == 5
 
@@ -221,7 +221,7 @@ def test_cleanup_task_prunes_posts_runs_and_results(feed_server, settings):
     from djangofeeds.tasks import cleanup
 
     url = feed_server.serve("/many.xml", rss(numbered_items(12)))
-    import_feed(url)
+    import_url(url)
     feed = Feed.objects.get(url=url)
     runs(feed, [60, 61])
     settings.DJANGOFEEDS_KEEP_POSTS = 5
@@ -256,7 +256,7 @@ def test_keep_posts_zero_means_no_bound(feed_server, settings):
     settings.DJANGOFEEDS_KEEP_POSTS = 0
     url = feed_server.serve("/all.xml", rss(numbered_items(12)))
 
-    import_feed(url)
+    import_url(url)
 
     assert retention.prune_all_posts() == (0, 0)
     assert len(guids(url)) == 12

@@ -180,14 +180,14 @@ def test_a_lost_database_connection_is_recorded_in_words(feed_server, monkeypatc
     if connection.vendor != "postgresql":
         pytest.skip("kills its own PostgreSQL backend")
     url = feed_server.serve("/db.xml", rss(numbered_items(1)))
-    real_importer = tasks.run_importer
+    real_importer = tasks.fetch_and_store
 
     def lose_the_connection(*args, **kwargs):
         with connections["default"].cursor() as cursor:
             cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
         return real_importer(*args, **kwargs)
 
-    monkeypatch.setattr(tasks, "run_importer", lose_the_connection)
+    monkeypatch.setattr(tasks, "fetch_and_store", lose_the_connection)
 
     outcome = import_feed.apply(args=[url])
 
@@ -201,14 +201,14 @@ def test_a_lost_database_connection_is_recorded_in_words(feed_server, monkeypatc
 def test_a_crash_record_never_overwrites_a_newer_import(feed_server, monkeypatch):
     """An import that crashes after a newer one took over leaves the newer one's status."""
     url = feed_server.serve("/fenced.xml", rss(numbered_items(2)))
-    real_importer = tasks.run_importer
+    real_importer = tasks.fetch_and_store
 
-    def newer_import_then_crash(url, **kwargs):
-        newer = Feed.objects.next_fence(url)  # a newer lock holder (the old lease ran out)
-        real_importer(url, fenced=newer)
+    def newer_import_then_crash(feed, *args, **kwargs):
+        newer = Feed.objects.next_fence(feed.url)  # a newer lock holder (the old lease ran out)
+        real_importer(newer, fence=newer.fence)
         raise RuntimeError("stalled worker woke up and crashed")
 
-    monkeypatch.setattr(tasks, "run_importer", newer_import_then_crash)
+    monkeypatch.setattr(tasks, "fetch_and_store", newer_import_then_crash)
 
     outcome = import_feed.apply(args=[url])
 

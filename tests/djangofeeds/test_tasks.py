@@ -257,7 +257,7 @@ def test_import_feed_task_records_unexpected_errors_on_the_feed(feed_server, mon
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(tasks, "run_importer", broken)
+    monkeypatch.setattr(tasks, "fetch_and_store", broken)
 
     outcome = import_feed.apply(args=[url])
 

@@ -6,10 +6,10 @@ from html.parser import HTMLParser
 import pytest
 from django.urls import reverse
 
-from djangofeeds.importer import import_feed
 from tests.factories import FeedFactory, PostFactory
 from tests.support.feed_server import rss
 from tests.support.fixtures import fixture
+from tests.support.importing import import_url
 
 pytestmark = pytest.mark.django_db
 
@@ -82,7 +82,7 @@ def test_feed_pages_escape_titles_and_authors(client):
 def test_imported_content_is_shown_sanitized(client, feed_server):
     """Imported post bodies are shown with their markup, without scripts or handlers."""
     url = feed_server.serve("/news.xml", fixture("rss20.xml"))
-    feed = import_feed(url).feed
+    feed = import_url(url).feed
 
     text = client.get(feed.get_absolute_url()).text
 
@@ -162,7 +162,7 @@ def test_images_in_posts_send_no_referrer_and_load_lazily(client):
 def test_imported_images_are_stored_without_referrer(feed_server):
     """The importer stores images with the same attributes (feeds read elsewhere, the admin)."""
     item = {"guid": "1", "title": "t", "description": escape(STORED_BEFORE_THE_FIX)}
-    feed = import_feed(feed_server.serve("/img.xml", rss([item]))).feed
+    feed = import_url(feed_server.serve("/img.xml", rss([item]))).feed
 
     content = feed.posts.get().content
 

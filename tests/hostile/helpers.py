@@ -3,13 +3,13 @@
 import zlib
 from html.parser import HTMLParser
 
-from djangofeeds.importer import import_feed
 from djangofeeds.models import ImportRun, Outcome
+from tests.support.importing import import_url
 
 
 def import_run(url):
     """Import ``url`` with the importer; return ``(result, its ImportRun as stored)``."""
-    result = import_feed(url)
+    result = import_url(url)
     return result, ImportRun.objects.get(pk=result.run.pk)
 
 

@@ -23,13 +23,13 @@ from hypothesis import strategies as st
 
 from blog import spam
 from blog.models import Comment, CommentEvent
-from djangofeeds.importer import import_feed
 from djangofeeds.models import ImportRun
 from tests.blog.helpers import fresh_ip
 from tests.factories import EntryFactory
 from tests.hostile.helpers import injected
 from tests.support.comments import VALID, post_comment
 from tests.support.feed_server import rss
+from tests.support.importing import import_url
 from tests.support.queues import redis_list_key
 
 # --- 1,000 generated forms ---------------------------------------------------
@@ -341,9 +341,9 @@ def stored_payloads(client, feed_server):
     CommentEvent.objects.create(comment=comment, kind=CommentEvent.Kind.CHECK_FAILED, detail=XSS)
     item = {"guid": "x", "title": escape(XSS), "author": escape(XSS), "description": escape(XSS)}
     item["link"] = "javascript:alert('xss-4')"
-    feed = import_feed(feed_server.serve("/xss.xml", rss([item], title=escape(XSS)))).feed
+    feed = import_url(feed_server.serve("/xss.xml", rss([item], title=escape(XSS)))).feed
     broken = feed_server.redirect("/broken.xml", f"javascript:{XSS}", status=302)
-    import_feed(broken)
+    import_url(broken)
     return entry, comment, feed
 
 

@@ -4,10 +4,9 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from djangofeeds.importer import failed_result
 from djangofeeds.locks import LockUnavailable
 from djangofeeds.models import Feed, Outcome
-from djangofeeds.tasks import enqueue_imports, import_feed, run_import
+from djangofeeds.tasks import enqueue_imports, failed_reply, import_feed, reply, run_import
 
 
 class Command(BaseCommand):
@@ -66,9 +65,9 @@ class Command(BaseCommand):
         results = []
         for url in urls:
             try:
-                result = run_import(url, task_name=import_feed.name, worker="manage.py").as_dict()
+                result = reply(run_import(url, task_name=import_feed.name, worker="manage.py"))
             except LockUnavailable as exc:
-                result = failed_result(url, str(exc))
+                result = failed_reply(url, str(exc))
             results.append(result)
             bar.step(f"{url} {result['status']}")
         return results
@@ -110,7 +109,7 @@ class Command(BaseCommand):
         if async_result.successful():
             return async_result.result
         error = f"{type(async_result.result).__name__}: {async_result.result}"
-        return failed_result(url, error)
+        return failed_reply(url, error)
 
     def print_table(self, results):
         if self.verbosity == 0 or not results:
