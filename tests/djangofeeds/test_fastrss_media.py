@@ -97,12 +97,14 @@ def test_a_relative_enclosure_without_a_feed_url_is_dropped_by_both():
 
 
 def test_categories_keep_their_domain_order_and_the_channel_s():
-    """Item and channel categories keep their domain, trimmed names, document order, no repeats."""
+    """Item and channel categories keep their domain, trimmed names (entities decoded, markup
+    kept as text), document order, no repeats."""
     feed = read_by_both(
         document(
             '<category domain="https://radio.example.com/topics">Brokers</category>'
             "<category>  Message\n   queues </category>"
             '<category domain="">Redis</category>'
+            "<category>R&amp;D, &lt;b&gt;caf&#233;&lt;/b&gt;</category>"
             '<category domain="https://radio.example.com/topics">Brokers</category>',
             channel='<category domain="https://dmoz.example/">Technology</category>'
             "<category>Programming</category>",
@@ -114,6 +116,7 @@ def test_categories_keep_their_domain_order_and_the_channel_s():
         ("Brokers", "https://radio.example.com/topics"),
         ("Message queues", ""),
         ("Redis", ""),
+        ("R&D, <b>café</b>", ""),  # text, as the feedparser path keeps it
     ]
 
 
