@@ -8,9 +8,11 @@ that feedparser reads it:
 - UTF-8 (declared or not), served as application/rss+xml or application/xml;
 - well-formed, without a DTD or NUL bytes;
 - ``<rss version="2.0">`` with one ``<channel>``, no namespaced elements and no
-  attributes (but a guid's ``isPermaLink``);
-- channel and item elements from short lists, each item element at most once,
-  text only (no markup in titles or authors, no nested elements);
+  attributes (but a guid's ``isPermaLink``, an enclosure's ``url``, ``type``
+  and ``length``, a category's ``domain``);
+- channel and item elements from short lists, each item element at most once
+  (but ``<category>`` and ``<enclosure>``), text only (no markup in titles or
+  authors, no nested elements, no empty category);
 - links and permalink guids absolute, as feedparser would resolve them;
 - item bodies (``<description>``) whose tags are all among those kept, and
   whose links and images are absolute;
@@ -24,6 +26,7 @@ feedparser path stores it.
 import contextlib
 import logging
 import re
+from collections import Counter
 from datetime import UTC, datetime
 from xml.etree import ElementTree
 
@@ -31,6 +34,7 @@ from feedparser.datetimes import _parse_date
 from feedparser.urls import _urljoin
 
 from djangofeeds import parse as feeds
+from djangofeeds.media import categories_from, enclosures_from
 
 logger = logging.getLogger(__name__)
 
@@ -39,9 +43,11 @@ DTD = re.compile(rb"<!DOCTYPE|<!ENTITY")
 DECLARATION = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([^\"']*)", re.IGNORECASE)
 CHANNEL_TAGS = {
     *("title", "link", "description", "ttl", "language", "generator", "copyright"),
-    *("lastBuildDate", "pubDate", "docs", "managingEditor", "webMaster", "item"),
+    *("lastBuildDate", "pubDate", "docs", "managingEditor", "webMaster", "item", "category"),
 }
 ITEM_TAGS = {"title", "link", "description", "pubDate", "guid", "author"}
+# Attributes read as feedparser reads them (media.py then normalizes both paths alike).
+MEDIA_ATTRIBUTES = {"enclosure": {"url", "type", "length"}, "category": {"domain"}}
 # Text feedparser would read as HTML (a tag or a character reference) in a title or author.
 HTMLISH = re.compile(r"<|&#?\w+;")
 TAG = re.compile(r"<\s*(/?)\s*([^\s/>]*)")
@@ -107,13 +113,15 @@ def read(body, base, content_type):
     channel = channels[0]
     if channel.tag != "channel" or channel.attrib:
         raise Refused
-    fields, items = {}, []
+    fields, items, tags = {}, [], []
     for element in channel:
-        if element.tag not in CHANNEL_TAGS or element.attrib:
+        if element.tag not in CHANNEL_TAGS:
             raise Refused
-        if element.tag == "item":
+        if element.tag == "category":
+            tags.append(category(element))
+        elif element.tag == "item" and not element.attrib:
             items.append(element)
-        elif element.tag in fields or len(element):
+        elif element.tag in fields or len(element) or element.attrib:
             raise Refused
         else:
             fields[element.tag] = text_of(element)
@@ -121,6 +129,7 @@ def read(body, base, content_type):
     title, description = fields.get("title", ""), fields.get("description", "")
     if HTMLISH.search(title) or "<" in description:
         raise Refused
+    dropped = Counter()
     return feeds.ParsedFeed(
         title=feeds.plain_text(title, 500),
         link=feeds.web_link(link(fields.get("link", ""), base)),
@@ -128,12 +137,20 @@ def read(body, base, content_type):
         ttl_minutes=feeds.ttl_minutes(fields.get("ttl")),
         entries=feeds.kept_entries(drafts),
         parser="fastrss",
+        categories=categories_from(tags, dropped),
+        dropped=dropped,
     )
 
 
 def read_item(item, base):
-    fields, permalink = {}, False
+    fields, permalink, enclosures, tags = {}, False, [], []
     for element in item:
+        if element.tag == "enclosure":
+            enclosures.append(enclosure(element))
+            continue
+        if element.tag == "category":
+            tags.append(category(element))
+            continue
         if element.tag not in ITEM_TAGS or element.tag in fields or len(element):
             raise Refused
         if element.attrib and (element.tag != "guid" or set(element.attrib) != {"isPermaLink"}):
@@ -159,7 +176,40 @@ def read_item(item, base):
         read_content=lambda: feeds.safe_html(body) if body else "",
         published_at=date(fields.get("pubDate")),
         updated_at=None,
+        read_media=lambda: media(enclosures, tags, base),
     )
+
+
+def enclosure(element):
+    """An ``<enclosure>`` as the dict ``parse.enclosures_of`` makes of feedparser's link."""
+    check_media_element(element)
+    # feedparser keeps a url only when it is not empty, and lower-cases the type.
+    kind = element.get("type")
+    return {"url": element.get("url") or None, "type": kind and kind.lower(),
+            "length": element.get("length")}  # fmt: skip
+
+
+def category(element):
+    """A ``<category>`` as the dict ``parse.tags_of`` makes of feedparser's tag."""
+    check_media_element(element)
+    name = text_of(element)
+    if not name:
+        # feedparser would give its domain to the next category's name.
+        raise Refused
+    return {"name": name, "domain": element.get("domain")}
+
+
+def check_media_element(element):
+    if len(element) or not set(element.attrib) <= MEDIA_ATTRIBUTES[element.tag]:
+        raise Refused
+    if element.tag == "enclosure" and (element.text or "").strip():
+        raise Refused
+
+
+def media(enclosures, tags, base):
+    """``(enclosures, categories, dropped)`` as ``parse.media_of`` gives them."""
+    dropped = Counter()
+    return enclosures_from(enclosures, base, dropped), categories_from(tags, dropped), dropped
 
 
 def text_of(element):
