@@ -3,7 +3,7 @@
 The feed comes from the tests' local feed server; both importers write to the
 same PostgreSQL database, emptied before each import. Rounds alternate between
 the two; figures are medians. The importer keeps the newest 500 entries of a
-feed (``djangofeeds.parse.MAX_ENTRIES``) and 1,000 posts per feed
+feed (``djangofeeds.parsed.MAX_ENTRIES``) and 1,000 posts per feed
 (``DJANGOFEEDS_KEEP_POSTS``): here both are raised to 2,000 so that both
 store the same 2,000 posts.
 
@@ -75,9 +75,9 @@ def main():
         with bench_environment():
             from django.conf import settings
 
-            from djangofeeds import parse
+            from djangofeeds import parse, parsed
 
-            product_cut, parse.MAX_ENTRIES = parse.MAX_ENTRIES, ITEMS
+            product_cut, parsed.MAX_ENTRIES = parsed.MAX_ENTRIES, ITEMS
             settings.DJANGOFEEDS_KEEP_POSTS = ITEMS
             body = feed_document(ITEMS)
             media_body = rss(with_media(numbered_items(ITEMS)), title="media")

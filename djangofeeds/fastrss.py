@@ -33,7 +33,7 @@ from xml.etree import ElementTree
 from feedparser.datetimes import _parse_date
 from feedparser.urls import _urljoin
 
-from djangofeeds import parse as feeds
+from djangofeeds import parsed, prepare, sanitize
 from djangofeeds.media import categories_from, enclosures_from
 
 logger = logging.getLogger(__name__)
@@ -80,7 +80,7 @@ def parse(body, *, url="", content_type=""):
         return read(body, url, content_type)
     except Refused:
         return None
-    except feeds.PARSER_BUGS:  # a bug of ours: feedparser still reads the feed
+    except parsed.PARSER_BUGS:  # a bug of ours: feedparser still reads the feed
         logger.warning("the fast RSS reader failed on %s; feedparser reads it", url, exc_info=True)
         return None
 
@@ -99,12 +99,12 @@ def read(body, base, content_type):
     # NUL bytes: UTF-16 without a byte order mark is valid UTF-8 too.
     if b"\x00" in body or DTD.search(body):
         raise Refused
-    limit = feeds.MAX_ENTRIES * feeds.PARSED_ENTRIES_PER_KEPT
+    limit = parsed.MAX_ENTRIES * parsed.PARSED_ENTRIES_PER_KEPT
     try:
         body.decode("utf-8")
         # The same cut as feedparser's path: a document of 100,000 entries
         # builds no tree of 100,000 entries.
-        root = ElementTree.fromstring(feeds.tidy(body, limit))
+        root = ElementTree.fromstring(prepare.tidy(body, limit))
     except (ValueError, LookupError, ElementTree.ParseError) as exc:  # feedparser judges those
         raise Refused from exc
     channels = list(root)
@@ -130,12 +130,12 @@ def read(body, base, content_type):
     if HTMLISH.search(title) or "<" in description:
         raise Refused
     dropped = Counter()
-    return feeds.ParsedFeed(
-        title=feeds.plain_text(title, 500),
-        link=feeds.web_link(link(fields.get("link", ""), base)),
-        description=feeds.plain_text(description),
-        ttl_minutes=feeds.ttl_minutes(fields.get("ttl")),
-        entries=feeds.kept_entries(drafts),
+    return parsed.ParsedFeed(
+        title=sanitize.plain_text(title, 500),
+        link=sanitize.web_link(link(fields.get("link", ""), base)),
+        description=sanitize.plain_text(description),
+        ttl_minutes=parsed.ttl_minutes(fields.get("ttl")),
+        entries=parsed.kept_entries(drafts),
         parser="fastrss",
         categories=categories_from(tags, dropped),
         dropped=dropped,
@@ -168,12 +168,12 @@ def read_item(item, base):
         raise Refused  # feedparser takes such a guid for the link
     body = fields.get("description", "")
     check_markup(body)
-    return feeds.Draft(
+    return parsed.Draft(
         guid=guid,
-        link=feeds.web_link(link(fields.get("link", ""), base)),
+        link=sanitize.web_link(link(fields.get("link", ""), base)),
         raw_title=title,
         raw_author=author,
-        read_content=lambda: feeds.safe_html(body) if body else "",
+        read_content=lambda: sanitize.safe_html(body) if body else "",
         published_at=date(fields.get("pubDate")),
         updated_at=None,
         read_media=lambda: media(enclosures, tags, base),
@@ -247,7 +247,7 @@ def check_markup(body):
     if "<!" in body or "<?" in body:
         raise Refused
     for _, name in TAG.findall(body):
-        if name.lower() not in feeds.CONTENT_TAGS:
+        if name.lower() not in sanitize.CONTENT_TAGS:
             raise Refused
     for url in URL_ATTRIBUTE.findall(body):
         if not url.lower().startswith(("http://", "https://")):
@@ -266,11 +266,11 @@ def date(value):
         with contextlib.suppress(ValueError):
             moment = datetime(int(year), MONTHS[month], int(day), int(hour), int(minute),
                               int(second), tzinfo=UTC)  # fmt: skip
-            return feeds.to_datetime(moment.timetuple())
-    parsed = _parse_date(value)
-    if parsed is None:
+            return parsed.to_datetime(moment.timetuple())
+    stamp = _parse_date(value)
+    if stamp is None:
         raise Refused  # feedparser's reading of an unknown date form is its own
-    return feeds.to_datetime(parsed)
+    return parsed.to_datetime(stamp)
 
 
 def utf8(name):

@@ -14,7 +14,7 @@ from urllib.parse import urljoin
 
 import feedparser
 
-from djangofeeds import parse as feeds
+from djangofeeds import parsed, sanitize
 from djangofeeds.media import categories_from, enclosures_from
 
 MEDIA_TYPES = {"application/feed+json", "application/json"}
@@ -62,41 +62,41 @@ def too_deep(body):
 
 
 def parse(body, *, url=""):
-    """Read a JSON Feed; raise ``feeds.NotAFeed`` with a readable reason if it is none."""
+    """Read a JSON Feed; raise ``parsed.NotAFeed`` with a readable reason if it is none."""
     if too_deep(body):
-        raise feeds.NotAFeed(f"the JSON document nests deeper than {MAX_DEPTH} levels")
+        raise parsed.NotAFeed(f"the JSON document nests deeper than {MAX_DEPTH} levels")
     try:
         # RFC 8259: UTF-8 only (json.loads would guess UTF-16 or UTF-32 from bytes).
         document = json.loads(body.removeprefix(codecs.BOM_UTF8).decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise feeds.NotAFeed(f"the JSON document is not UTF-8 ({exc.reason})") from exc
+        raise parsed.NotAFeed(f"the JSON document is not UTF-8 ({exc.reason})") from exc
     except json.JSONDecodeError as exc:
-        raise feeds.NotAFeed(
+        raise parsed.NotAFeed(
             f"the document is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
         ) from exc
     except ValueError as exc:  # e.g. a number of more than 4,300 digits
-        raise feeds.NotAFeed(f"the document is not valid JSON: {feeds.first_line(exc)}") from exc
+        raise parsed.NotAFeed(f"the document is not valid JSON: {parsed.first_line(exc)}") from exc
     except RecursionError as exc:  # should MAX_DEPTH ever be set above the interpreter's limit
-        raise feeds.NotAFeed("the JSON document nests too deeply") from exc
+        raise parsed.NotAFeed("the JSON document nests too deeply") from exc
     version = document.get("version") if isinstance(document, dict) else None
     items = document.get("items") if isinstance(document, dict) else None
     if not isinstance(version, str) or not version.startswith(VERSION_PREFIX):
-        raise feeds.NotAFeed(
+        raise parsed.NotAFeed(
             "the document is JSON but not a JSON Feed (no https://jsonfeed.org/version/ URL)"
         )
     if not isinstance(items, list):
-        raise feeds.NotAFeed("the JSON Feed has no list of items")
+        raise parsed.NotAFeed("the JSON Feed has no list of items")
 
     feed_authors = author_names(document)
-    limit = feeds.MAX_ENTRIES * feeds.PARSED_ENTRIES_PER_KEPT
+    limit = parsed.MAX_ENTRIES * parsed.PARSED_ENTRIES_PER_KEPT
     drafts = [
         read_item(item, url, feed_authors) for item in items[:limit] if isinstance(item, dict)
     ]
-    return feeds.ParsedFeed(
-        title=feeds.plain_text(text(document.get("title")), 500),
-        link=feeds.web_link(absolute(url, document.get("home_page_url"))),
-        description=feeds.plain_text(text(document.get("description"))),
-        entries=feeds.kept_entries(drafts),
+    return parsed.ParsedFeed(
+        title=sanitize.plain_text(text(document.get("title")), 500),
+        link=sanitize.web_link(absolute(url, document.get("home_page_url"))),
+        description=sanitize.plain_text(text(document.get("description"))),
+        entries=parsed.kept_entries(drafts),
         parser="jsonfeed",
     )
 
@@ -106,10 +106,10 @@ def read_item(item, base, feed_authors):
     guid = item.get("id")
     # JSON Feed 1.0 allowed numbers; a boolean or an object is no id.
     guid = str(guid) if isinstance(guid, (str, int)) and not isinstance(guid, bool) else ""
-    return feeds.Draft(
-        guid=feeds.clean(guid),
-        link=feeds.web_link(absolute(base, item.get("url") or item.get("external_url"))),
-        raw_title=feeds.clean(text(item.get("title"))),
+    return parsed.Draft(
+        guid=sanitize.clean(guid),
+        link=sanitize.web_link(absolute(base, item.get("url") or item.get("external_url"))),
+        raw_title=sanitize.clean(text(item.get("title"))),
         raw_author=author_names(item) or feed_authors,
         read_content=lambda: content(item, base),
         read_media=lambda: media(item, base),
@@ -120,11 +120,11 @@ def read_item(item, base, feed_authors):
 
 def content(item, base):
     """``content_html`` sanitized, else ``content_text`` (or ``summary``) escaped."""
-    markup = feeds.clean(text(item.get("content_html")))
+    markup = sanitize.clean(text(item.get("content_html")))
     if markup:
-        return feeds.safe_html(markup, base)
-    plain = feeds.clean(text(item.get("content_text")) or text(item.get("summary")))
-    return feeds.safe_html(feeds.text_html(plain)) if plain else ""
+        return sanitize.safe_html(markup, base)
+    plain = sanitize.clean(text(item.get("content_text")) or text(item.get("summary")))
+    return sanitize.safe_html(sanitize.text_html(plain)) if plain else ""
 
 
 def media(item, base):
@@ -161,7 +161,7 @@ def date(value):
     """An RFC 3339 date (or any form feedparser knows) as an aware UTC datetime, else None."""
     if not isinstance(value, str) or len(value) > 100:
         return None
-    return feeds.to_datetime(feedparser.datetimes._parse_date(value))
+    return parsed.to_datetime(feedparser.datetimes._parse_date(value))
 
 
 def absolute(base, value):

@@ -283,7 +283,7 @@ class PrunedPost(models.Model):
     Without it the next import would find the entry unknown and store it as
     new again. The importer forgets a feed's tombstones once the feed stops
     listing them, so there are never more than the feed lists (at most
-    ``parse.MAX_ENTRIES``).
+    ``parsed.MAX_ENTRIES``).
     """
 
     feed = models.ForeignKey(Feed, on_delete=models.CASCADE, related_name="pruned_posts")

@@ -14,7 +14,7 @@ from django.db.models import Count, F, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
-from djangofeeds import parse
+from djangofeeds import parsed
 from djangofeeds.models import Enclosure, Feed, ImportRun, Post, PrunedPost, RefreshRun
 
 logger = logging.getLogger(__name__)
@@ -32,7 +32,7 @@ def prune_posts(feed_id, keep, *, listed=None, guard=None, batch_size=DELETE_BAT
     A pruned post leaves a ``PrunedPost`` tombstone so that the importer does
     not store it as new while the feed still lists it: only for the guid
     hashes in ``listed`` when the caller knows what the feed lists (the
-    importer), else for each, and never more than ``parse.MAX_ENTRIES`` per
+    importer), else for each, and never more than ``parsed.MAX_ENTRIES`` per
     feed (a feed never lists more). ``guard()`` runs first in each batch's
     transaction (the importer's fencing check).
     """
@@ -61,7 +61,7 @@ def prune_posts(feed_id, keep, *, listed=None, guard=None, batch_size=DELETE_BAT
             break
     if pruned:
         surplus = PrunedPost.objects.filter(feed_id=feed_id).order_by("-pruned_at", "-pk")
-        surplus = list(surplus.values_list("pk", flat=True)[parse.MAX_ENTRIES :])
+        surplus = list(surplus.values_list("pk", flat=True)[parsed.MAX_ENTRIES :])
         if surplus:
             PrunedPost.objects.filter(pk__in=surplus).delete()
     return pruned

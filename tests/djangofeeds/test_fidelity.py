@@ -13,7 +13,7 @@ import pytest
 from feedparser.datetimes import _parse_date
 
 from djangofeeds import fastrss
-from djangofeeds.parse import to_datetime
+from djangofeeds.parsed import to_datetime
 from tests.support.fidelity import check, corpus_files, fast_reader_takes, name_of
 
 # Reviewed differences from feedparser's reading, each with its reason.

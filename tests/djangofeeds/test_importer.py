@@ -11,7 +11,7 @@ from django.utils import timezone
 from djangofeeds import addresses
 from djangofeeds.importer import fetch_and_store, new_run, poll_delay, publishing_rate
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
-from djangofeeds.parse import sha256
+from djangofeeds.parsed import sha256
 from tests.support.feed_server import http_date, numbered_items, rss
 from tests.support.fixtures import fixture
 from tests.support.importing import import_url

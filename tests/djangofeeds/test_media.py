@@ -16,7 +16,8 @@ from djangofeeds.media import (
     enclosure_url,
     enclosures_from,
 )
-from djangofeeds.parse import ParsedEntry, parse
+from djangofeeds.parse import parse
+from djangofeeds.parsed import ParsedEntry
 from tests.support.fixtures import fixture
 
 

@@ -3,14 +3,9 @@
 import pytest
 
 from djangofeeds import parse as parse_module
-from djangofeeds.parse import (
-    NotAFeed,
-    body_hash,
-    choose_guids,
-    parse,
-    read_entry,
-    ttl_minutes,
-)
+from djangofeeds import sanitize
+from djangofeeds.parse import body_hash, parse, read_entry
+from djangofeeds.parsed import NotAFeed, choose_guids, ttl_minutes
 from tests.support.feed_server import numbered_items, rss
 from tests.support.fixtures import fixture
 
@@ -50,7 +45,8 @@ def test_parse_converts_only_the_kept_entries(monkeypatch, content_type, reader)
         sanitized.append(args[0])
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(parse_module, "safe_html", counting)
+    monkeypatch.setattr(parse_module, "safe_html", counting)  # feedparser's path
+    monkeypatch.setattr(sanitize, "safe_html", counting)  # fastrss's
 
     parsed = parse(rss(numbered_items(600)), url="http://example.com/", content_type=content_type)
 

@@ -7,7 +7,7 @@ from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 from django_celery_results.models import TaskResult
 
-from djangofeeds import parse, retention
+from djangofeeds import parsed, retention
 from djangofeeds.models import Enclosure, Feed, ImportRun, Outcome, Post, PrunedPost, RefreshRun
 from tests.factories import FeedFactory
 from tests.support.feed_server import numbered_items, rss, with_media
@@ -66,10 +66,10 @@ def test_new_posts_push_the_oldest_out_and_tombstones_follow_the_feed(feed_serve
     assert run.created == 2
     assert guids(url) == newest(10)
     feed = Feed.objects.get(url=url)
-    listed = {parse.sha256(guid) for guid in newest(15)}
+    listed = {parsed.sha256(guid) for guid in newest(15)}
     tombstones = set(feed.pruned_posts.values_list("guid_hash", flat=True))
     # Only what the feed still lists is remembered: item-15 and item-16 fell off its end.
-    assert tombstones == {parse.sha256(guid) for guid in newest(5, start=10)}
+    assert tombstones == {parsed.sha256(guid) for guid in newest(5, start=10)}
     assert tombstones <= listed
 
 
@@ -121,7 +121,7 @@ def test_prune_posts_deletes_in_batches(feed_server, django_assert_max_num_queri
 
 def test_tombstones_are_bounded_by_what_a_feed_can_list(feed_server, monkeypatch):
     """A feed keeps at most MAX_ENTRIES tombstones, as many as it can list."""
-    monkeypatch.setattr(parse, "MAX_ENTRIES", 8)
+    monkeypatch.setattr(parsed, "MAX_ENTRIES", 8)
     url = feed_server.serve("/many.xml", rss(numbered_items(8)))
     import_url(url)
     feed = Feed.objects.get(url=url)
@@ -129,7 +129,7 @@ def test_tombstones_are_bounded_by_what_a_feed_can_list(feed_server, monkeypatch
     retention.prune_posts(feed.pk, 0, batch_size=3)
 
     assert not Post.objects.exists()
-    monkeypatch.setattr(parse, "MAX_ENTRIES", 5)
+    monkeypatch.setattr(parsed, "MAX_ENTRIES", 5)
     feed_server.serve("/many.xml", rss(numbered_items(3, prefix="new")))
     import_url(url)
     retention.prune_posts(feed.pk, 0)

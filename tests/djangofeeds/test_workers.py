@@ -18,7 +18,7 @@ from django.db import connection
 from django.db.models import Sum
 
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
-from djangofeeds.parse import sha256
+from djangofeeds.parsed import sha256
 from djangofeeds.tasks import import_feed, lock_key, run_import
 from tests.support.feed_server import numbered_items, rss
 from tests.support.waiting import wait_until

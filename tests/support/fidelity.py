@@ -12,14 +12,8 @@ from pathlib import Path
 import feedparser
 
 from djangofeeds import fastrss
-from djangofeeds.parse import (
-    MAX_ENTRIES,
-    NotAFeed,
-    parse,
-    parse_with_feedparser,
-    stored,
-    to_datetime,
-)
+from djangofeeds.parse import parse, parse_with_feedparser, stored
+from djangofeeds.parsed import MAX_ENTRIES, NotAFeed, to_datetime
 from djangofeeds.sanitize import CONTENT_TAGS, markup_left, plain_text, web_link
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "feedparser"
