@@ -268,8 +268,8 @@ def simulate(feeds):
     from django.db import connection
     from django.utils import timezone
 
+    from djangofeeds.claims import claim_feeds, unfinished_claims
     from djangofeeds.models import Feed
-    from djangofeeds.tasks import claim_feeds, unfinished_claims
 
     fresh_database()
     values, params = [], []

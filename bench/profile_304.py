@@ -57,11 +57,12 @@ def profile(server):
     from django.test.utils import CaptureQueriesContext
     from django.utils import timezone
 
+    from djangofeeds.claims import claim_feeds
     from djangofeeds.fetch import fetch
     from djangofeeds.importer import Importer, finish, new_run
     from djangofeeds.locks import CacheLock
     from djangofeeds.models import Feed, Outcome
-    from djangofeeds.tasks import claim_feeds, import_feed, lock_key, run_import
+    from djangofeeds.tasks import import_feed, lock_key, run_import
     from project.celery import app
 
     # The worker's logging: INFO, to stderr (what a worker at --loglevel INFO does).

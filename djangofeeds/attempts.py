@@ -12,8 +12,9 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from djangofeeds.importer import backoff, finish, new_run
+from djangofeeds.importer import finish, new_run
 from djangofeeds.models import Feed, Outcome
+from djangofeeds.schedule import backoff
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,6 @@
 """The feed importer: fetch, parse, store, and record how it went. No Celery here."""
 
 import logging
-import random
 import time
 from dataclasses import dataclass
 from datetime import timedelta
@@ -15,6 +14,7 @@ from djangofeeds.fetch import FeedGone, FetchError, fetch
 from djangofeeds.models import Category, Enclosure, Feed, ImportRun, Outcome, Post, PrunedPost
 from djangofeeds.parse import NotAFeed, body_hash, parse
 from djangofeeds.retention import prune_posts
+from djangofeeds.schedule import BACKOFF_CAP, backoff, poll_delay, publishing_rate
 
 logger = logging.getLogger(__name__)
 
@@ -24,19 +24,6 @@ PRUNED = "pruned"
 # Category names per lookup query (a parameter list SQLite accepts).
 CATEGORY_LOOKUP_BATCH = 500
 URL_MAX_LENGTH = Feed._meta.get_field("url").max_length
-BACKOFF_BASE = timedelta(minutes=5)
-BACKOFF_CAP = timedelta(hours=24)
-# Feeds that failed together should not all be retried together: spread the
-# backoff by ±20%, and capped backoffs over the cap's last 5%.
-BACKOFF_JITTER = 0.2
-CAPPED_JITTER = 0.05
-# Adaptive polling looks at the entries of the last week (as Miniflux's
-# entry-frequency scheduler does) and, for a feed gone quiet, waits at least
-# half the time since its newest entry (as NewsBlur slows down stale feeds).
-RATE_WINDOW = timedelta(days=7)
-QUIET_DIVISOR = 2
-# An entry dated further ahead than this is a bad clock, not a publishing rate.
-FUTURE_SLACK = timedelta(days=1)
 POST_FIELDS = [
     "guid",
     "title",
@@ -405,56 +392,6 @@ def left_out(parsed, pruned):
             f"{pruned:,} older posts pruned (keeping {settings.DJANGOFEEDS_KEEP_POSTS:,} per feed)"
         )
     return f"left out: {', '.join(notes)}" if notes else ""
-
-
-def publishing_rate(entries, now):
-    """``(seconds between recent entries or None, newest entry date or None)`` of a document.
-
-    The gap is the average over the entries of the last week; one recent entry
-    (or none) tells no rate. Entries without a date are left out; so are dates
-    more than a day ahead (a bad clock).
-    """
-    dates = sorted(
-        moment
-        for entry in entries
-        if (moment := entry.published_at or entry.updated_at) and moment <= now + FUTURE_SLACK
-    )
-    if not dates:
-        return None, None
-    recent = [moment for moment in dates if moment >= now - RATE_WINDOW]
-    if len(recent) < 2:
-        return None, dates[-1]
-    gap = (recent[-1] - recent[0]) / (len(recent) - 1)
-    return max(1, int(gap.total_seconds())), dates[-1]
-
-
-def poll_delay(poll_interval, newest_entry_at, *, now):
-    """How long a healthy feed waits: its publishing gap, or longer while it is quiet, in bounds.
-
-    A feed without dated entries waits ``DJANGOFEEDS_REFRESH_INTERVAL``. One
-    with dates waits about one gap between its recent entries, at least half
-    the time since its newest entry (a feed gone quiet slows down), and always
-    between ``DJANGOFEEDS_MIN_POLL_INTERVAL`` and ``DJANGOFEEDS_MAX_POLL_INTERVAL``.
-    """
-    default = timedelta(seconds=settings.DJANGOFEEDS_REFRESH_INTERVAL)
-    if poll_interval is None and newest_entry_at is None:
-        return default
-    delay = timedelta(seconds=poll_interval) if poll_interval else default
-    if newest_entry_at is not None:
-        delay = max(delay, (now - newest_entry_at) / QUIET_DIVISOR)
-    shortest = timedelta(seconds=settings.DJANGOFEEDS_MIN_POLL_INTERVAL)
-    longest = timedelta(seconds=settings.DJANGOFEEDS_MAX_POLL_INTERVAL)
-    return min(max(delay, shortest), max(longest, shortest))
-
-
-def backoff(errors):
-    """How long a feed with ``errors`` consecutive failures waits: doubling, jittered, capped."""
-    # The exponent is bounded: a feed failing for months must not overflow timedelta.
-    delay = BACKOFF_BASE * 2 ** min(errors - 1, 20)
-    return min(
-        delay * random.uniform(1 - BACKOFF_JITTER, 1 + BACKOFF_JITTER),
-        BACKOFF_CAP * random.uniform(1 - CAPPED_JITTER, 1),
-    )
 
 
 def validators(fetched):

@@ -1,25 +1,25 @@
 """Celery tasks for feeds: claim due feeds, take the feed's lock, call the importer, log.
 
-The database is the scheduler's source of truth. A feed is *claimed* (queued)
-when ``Feed.claimed_at`` is set: the claim also moves ``next_check_at`` to
-the claim's deadline, so a claim that is never finished (a lost message, a
-killed worker) makes the feed due again by itself. Each message carries its
-claim; an import whose claim was cleared or replaced meanwhile does nothing.
+The database is the scheduler's source of truth (``claims``): the tick claims
+due feeds and sends one ``import_feed`` message per feed, carrying its claim.
+The task owns what is Celery's: the lock around the importer, retries while
+the lock cache is unreachable, its JSON reply, and the records of attempts the
+importer never ran (``attempts``).
 """
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from hashlib import md5
 
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
 from django.conf import settings
-from django.db import connections, transaction
-from django.db.models import Max, Q
+from django.db.models import Max
 from django.utils import timezone
 from kombu.common import maybe_declare
 
 from djangofeeds.attempts import crash_message, record_attempt, record_crash
+from djangofeeds.claims import claim_feeds, holds_claim, release_claims, unfinished_claims
 from djangofeeds.importer import fetch_and_store, new_run
 from djangofeeds.locks import CacheLock, LockUnavailable
 from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
@@ -51,59 +51,6 @@ class ImportCrashed(Exception):
 def lock_key(task_name, url):
     """The Cookbook's key: the task name and the MD5 of the URL (of its bytes)."""
     return f"{task_name}-lock-{md5(url.encode()).hexdigest()}"
-
-
-def claim_feeds(rows, *, limit=None, now=None):
-    """Claim the feeds in ``rows`` that are not queued already; return ``(claim, [(pk, url)])``.
-
-    One statement, so two ticks (or two beats started by mistake) never claim
-    the same feed: ``UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED
-    LIMIT n) RETURNING``. On PostgreSQL a concurrent claim skips the rows
-    another one holds; SQLite runs one writer at a time (IMMEDIATE
-    transactions, see settings), which needs no row locks. A stale claim (older
-    than ``DJANGOFEEDS_CLAIM_TIMEOUT``) may be claimed again. ``claim`` is the
-    claim's time in ISO format: the token each message carries.
-    """
-    now = now or timezone.now()
-    timeout = timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT)
-    picked = (
-        rows.filter(Q(claimed_at__isnull=True) | Q(claimed_at__lte=now - timeout))
-        .order_by("next_check_at")
-        .select_for_update(skip_locked=True)
-        .values("pk")[:limit]
-    )
-    connection = connections[rows.db]
-    quote, adapt = connection.ops.quote_name, connection.ops.adapt_datetimefield_value
-    column = {name: quote(Feed._meta.get_field(name).column) for name in ("id", "url")}
-    with transaction.atomic(using=rows.db), connection.cursor() as cursor:
-        sql, params = picked.query.get_compiler(using=rows.db).as_sql()
-        cursor.execute(
-            f"UPDATE {quote(Feed._meta.db_table)} SET "
-            f"{quote(Feed._meta.get_field('claimed_at').column)} = %s, "
-            f"{quote(Feed._meta.get_field('next_check_at').column)} = %s "
-            f"WHERE {column['id']} IN ({sql}) RETURNING {column['id']}, {column['url']}",
-            [adapt(now), adapt(now + timeout), *params],
-        )
-        claimed = cursor.fetchall()
-    return now.isoformat(), claimed
-
-
-def release_claims(pks, claim):
-    """Make claimed feeds due again at once (their messages were never sent)."""
-    Feed.objects.filter(pk__in=pks, claimed_at=datetime.fromisoformat(claim)).update(
-        claimed_at=None, next_check_at=timezone.now()
-    )
-
-
-def holds_claim(feed, claim):
-    return feed.claimed_at is not None and feed.claimed_at == datetime.fromisoformat(claim)
-
-
-def unfinished_claims(now=None):
-    """Claimed feeds whose import has not finished (queued or running), stale claims left out."""
-    now = now or timezone.now()
-    timeout = timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT)
-    return Feed.objects.filter(claimed_at__gt=now - timeout).count()
 
 
 def send_imports(feeds, claim, *, scheduled=False, refresh_run=None):

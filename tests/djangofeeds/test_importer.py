@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from djangofeeds import addresses
-from djangofeeds.importer import fetch_and_store, new_run, poll_delay, publishing_rate
+from djangofeeds.importer import fetch_and_store, new_run
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
 from djangofeeds.parsed import sha256
 from tests.support.feed_server import http_date, numbered_items, rss
@@ -613,50 +613,6 @@ def test_next_check_follows_the_publishing_rate_within_bounds(
     for result in (first, again, same):
         delay = result.feed.next_check_at - result.run.started_at
         assert abs(delay - expected) < timedelta(minutes=2)
-
-
-def test_adaptive_interval_stays_within_its_bounds(settings):
-    """Whatever the dates, the delay of a dated feed lies between the minimum and the maximum."""
-    settings.DJANGOFEEDS_MIN_POLL_INTERVAL = 600
-    settings.DJANGOFEEDS_MAX_POLL_INTERVAL = 7200
-    now = timezone.now()
-    shortest, longest = timedelta(seconds=600), timedelta(seconds=7200)
-    for gap in (None, 1, 59, 600, 3600, 7200, 86400, 10**9):
-        for age in (
-            None,
-            timedelta(0),
-            timedelta(minutes=5),
-            timedelta(days=3),
-            timedelta(days=10**4),
-        ):
-            if gap is None and age is None:
-                continue
-            delay = poll_delay(gap, None if age is None else now - age, now=now)
-            assert shortest <= delay <= longest, (gap, age, delay)
-    # Without any date: the configured interval.
-    assert poll_delay(None, None, now=now) == timedelta(
-        seconds=settings.DJANGOFEEDS_REFRESH_INTERVAL
-    )
-
-
-def test_publishing_rate_ignores_undated_and_future_entries():
-    """The publishing rate comes from dated past entries; one entry gives no rate."""
-    now = timezone.now()
-
-    class Entry:
-        def __init__(self, published_at=None, updated_at=None):
-            self.published_at, self.updated_at = published_at, updated_at
-
-    hour = timedelta(hours=1)
-    entries = [
-        Entry(now - hour),
-        Entry(updated_at=now - 3 * hour),
-        Entry(),
-        Entry(now + 30 * 24 * hour),
-    ]
-    assert publishing_rate(entries, now) == (7200, now - hour)
-    assert publishing_rate([Entry()], now) == (None, None)
-    assert publishing_rate([Entry(now - hour)], now) == (None, now - hour)  # one entry, no rate
 
 
 def test_import_feed_same_bytes_200_stops_before_parsing(

@@ -13,8 +13,9 @@ from django.utils import timezone
 from django_celery_results.models import TaskResult
 
 from djangofeeds import tasks
+from djangofeeds.claims import claim_feeds
 from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
-from djangofeeds.tasks import claim_feeds, enqueue_imports, import_feed, lock_key, refresh_feeds
+from djangofeeds.tasks import enqueue_imports, import_feed, lock_key, refresh_feeds
 from project.celery import app as celery_app
 from tests.support.feed_server import numbered_items, rss
 from tests.support.queues import redis_list_key

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from djangofeeds import tasks
+from djangofeeds.claims import claim_feeds
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
 from djangofeeds.tasks import import_feed, lock_key, refresh_feeds
@@ -189,7 +190,7 @@ def test_import_feed_task_keeps_the_feed_claimed_until_it_is_done(
     """While an import runs its feed stays claimed: refresh_feeds does not send it again."""
     url = feed_server.serve("/q.xml", rss(numbered_items(150)))
     Feed.objects.create(url=url)
-    claim, claimed = tasks.claim_feeds(Feed.objects.filter(url=url))  # as a tick does
+    claim, claimed = claim_feeds(Feed.objects.filter(url=url))  # as a tick does
     assert len(claimed) == 1
     queued_while_running = []
     monkeypatch.setattr(
@@ -211,7 +212,7 @@ def test_import_feed_task_whose_claim_was_replaced_fetches_nothing(feed_server, 
     """A message for an old claim (the feed was imported, or claimed again) does nothing."""
     url = feed_server.serve("/twice.xml", rss(numbered_items(2)))
     Feed.objects.create(url=url)
-    old_claim, _ = tasks.claim_feeds(Feed.objects.filter(url=url))
+    old_claim, _ = claim_feeds(Feed.objects.filter(url=url))
     Feed.objects.filter(url=url).update(claimed_at=None)  # as a finished import leaves it
 
     with caplog.at_level(logging.INFO, logger="djangofeeds.tasks"):

@@ -1,0 +1,71 @@
+"""Claims: the database's record of which feeds are queued, so none is queued twice.
+
+A feed is *claimed* (queued) when ``Feed.claimed_at`` is set. The claim also
+moves ``next_check_at`` to the claim's deadline, so a claim that is never
+finished (a lost message, a killed worker) makes the feed due again by itself.
+Each message carries its claim (the claim's time, ISO format); an import whose
+claim was cleared or replaced meanwhile does nothing. An import that finishes
+clears the claim as it writes the feed's next check.
+"""
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import connections, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from djangofeeds.models import Feed
+
+
+def claim_feeds(rows, *, limit=None, now=None):
+    """Claim the feeds in ``rows`` that are not queued already; return ``(claim, [(pk, url)])``.
+
+    One statement, so two ticks (or two beats started by mistake) never claim
+    the same feed: ``UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED
+    LIMIT n) RETURNING``. On PostgreSQL a concurrent claim skips the rows
+    another one holds; SQLite runs one writer at a time (IMMEDIATE
+    transactions, see settings), which needs no row locks. A stale claim (older
+    than ``DJANGOFEEDS_CLAIM_TIMEOUT``) may be claimed again. ``claim`` is the
+    claim's time in ISO format: the token each message carries.
+    """
+    now = now or timezone.now()
+    timeout = timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT)
+    picked = (
+        rows.filter(Q(claimed_at__isnull=True) | Q(claimed_at__lte=now - timeout))
+        .order_by("next_check_at")
+        .select_for_update(skip_locked=True)
+        .values("pk")[:limit]
+    )
+    connection = connections[rows.db]
+    quote, adapt = connection.ops.quote_name, connection.ops.adapt_datetimefield_value
+    column = {name: quote(Feed._meta.get_field(name).column) for name in ("id", "url")}
+    with transaction.atomic(using=rows.db), connection.cursor() as cursor:
+        sql, params = picked.query.get_compiler(using=rows.db).as_sql()
+        cursor.execute(
+            f"UPDATE {quote(Feed._meta.db_table)} SET "
+            f"{quote(Feed._meta.get_field('claimed_at').column)} = %s, "
+            f"{quote(Feed._meta.get_field('next_check_at').column)} = %s "
+            f"WHERE {column['id']} IN ({sql}) RETURNING {column['id']}, {column['url']}",
+            [adapt(now), adapt(now + timeout), *params],
+        )
+        claimed = cursor.fetchall()
+    return now.isoformat(), claimed
+
+
+def release_claims(pks, claim):
+    """Make claimed feeds due again at once (their messages were never sent)."""
+    Feed.objects.filter(pk__in=pks, claimed_at=datetime.fromisoformat(claim)).update(
+        claimed_at=None, next_check_at=timezone.now()
+    )
+
+
+def holds_claim(feed, claim):
+    return feed.claimed_at is not None and feed.claimed_at == datetime.fromisoformat(claim)
+
+
+def unfinished_claims(now=None):
+    """Claimed feeds whose import has not finished (queued or running), stale claims left out."""
+    now = now or timezone.now()
+    timeout = timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT)
+    return Feed.objects.filter(claimed_at__gt=now - timeout).count()
