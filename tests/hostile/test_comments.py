@@ -372,6 +372,7 @@ def pages(entry, comment, feed):
 
 @pytest.mark.django_db
 def test_stored_xss_impossible_on_every_page_and_in_the_admin(client, admin_client, feed_server):
+    """Script stored in comments, their history, posts and import errors runs on no page."""
     entry, comment, feed = stored_payloads(client, feed_server)
     site, admin = pages(entry, comment, feed)
 

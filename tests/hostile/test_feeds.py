@@ -61,6 +61,7 @@ def test_malformed_xml(feed_server, body):
 
 
 def test_an_html_page(feed_server):
+    """An HTML page is refused as one, in words."""
     page = (
         b"<html lang=en><head><meta charset=utf-8><title>My blog</title></head>"
         b"<body><h1>Posts</h1><p>Subscribe to <a href=/feed>the feed</a>.</p></body></html>"
@@ -78,6 +79,7 @@ def test_an_empty_body(feed_server):
 
 
 def test_a_0_byte_200(feed_server):
+    """A 200 with no body is refused as empty; its run keeps the status and the 0 bytes."""
     run = refused(feed_server.serve("/zero.xml", b""), "the server sent an empty body")
 
     assert (run.http_status, run.bytes_received) == (200, 0)
@@ -162,6 +164,7 @@ def test_slow_dns_counts_against_the_deadline(settings, monkeypatch):
 
 
 def test_a_redirect_loop(feed_server):
+    """Two URLs redirecting to each other are refused as a redirect loop."""
     feed_server.redirect("/ping.xml", "/pong.xml", status=302)
     feed_server.redirect("/pong.xml", "/ping.xml", status=302)
 
@@ -171,6 +174,7 @@ def test_a_redirect_loop(feed_server):
 
 
 def test_more_than_10_redirects(feed_server):
+    """Eleven redirects are refused before the last hop is fetched; ten are followed."""
     for hop in range(11):
         feed_server.redirect(f"/hop{hop}", f"/hop{hop + 1}", status=307)
     feed_server.serve("/hop11", rss(numbered_items(1)))
@@ -237,6 +241,7 @@ def test_ipv6_literals_that_carry_a_private_ipv4_address(settings, url):
     "address", ["::808:808", "2002:808:808::1", "64:ff9b::808:808", "2606:4700::1111"]
 )
 def test_ipv6_forms_of_public_addresses_stay_public(address):
+    """IPv6 spellings of public IPv4 addresses (IPv4-compatible, 6to4, NAT64) stay public."""
     assert addresses.is_public(address)
 
 
@@ -259,6 +264,7 @@ def test_schemes_file_ftp_javascript_data(url):
 
 
 def test_a_url_with_credentials(feed_server):
+    """A URL carrying a user name and password is refused before any request."""
     url = feed_server.serve("/members.xml", rss(numbered_items(1)))
 
     run = refused(url.replace("http://", "http://reader:s3cret@"), "user name or password")
@@ -302,6 +308,7 @@ def test_a_dns_name_that_does_not_resolve():
 
 
 def test_connection_refused():
+    """A closed port is a transient failure that says "Connection refused"."""
     refused(f"http://127.0.0.1:{free_port()}/feed.xml", "Connection refused", transient=True)
 
 
@@ -575,6 +582,7 @@ def test_a_retry_after_that_is_no_sane_number(feed_server, retry_after, wait):
     ids=["exponent", "superscript-two", "fourteen-digits", "plain"],
 )
 def test_a_max_age_that_is_no_sane_number(feed_server, cache_control, max_age):
+    """A Cache-Control max-age counts only as plain ASCII digits, and is capped."""
     url = feed_server.serve(
         "/cc.xml", rss(numbered_items(1)), headers={"Cache-Control": cache_control}
     )

@@ -72,6 +72,7 @@ def hostile_feeds(feed_server):
 
 
 def test_hostile_feeds_leave_the_worker_alive_with_bounded_memory(feed_server, worker_factory):
+    """Each hostile feed ends as expected; the worker survives them all in bounded memory."""
     worker = worker_factory(queues=["feeds"], concurrency=1)
     expected = hostile_feeds(feed_server)
 
