@@ -39,9 +39,9 @@ FEEDS = int(os.environ.get("BENCH_SCALE_FEEDS", 100_000))
 MIX_FEEDS = int(os.environ.get("BENCH_SCALE_MIX_FEEDS", max(FEEDS // 5, 100)))
 SIM_FEEDS = int(os.environ.get("BENCH_SCALE_SIM_FEEDS", 1_000_000))
 WORKERS = 2
-# 2 x 4 prefork processes on 2 cores, as the README advises for worker-feeds:
+# 2 x 8 prefork processes on 2 cores, as the README advises for worker-feeds:
 # processes waiting on a dead feed's fetch use no CPU, so the others keep the cores.
-CONCURRENCY = int(os.environ.get("BENCH_SCALE_CONCURRENCY", 4))
+CONCURRENCY = int(os.environ.get("BENCH_SCALE_CONCURRENCY", 8))
 TICK_INTERVAL = 5  # seconds, beat's (migration 0004)
 FETCH_TIMEOUT = 2  # seconds: the dead feeds of the mix time out after this
 SIM_TICKS = 20

@@ -114,12 +114,12 @@ def test_compose_workers_split_feeds_from_spam(compose):
 
 
 def test_compose_feed_workers_run_several_processes_per_core(compose):
-    """worker-feeds sets its concurrency from FEEDS_WORKER_CONCURRENCY, by default 8 processes
-    (4 per core on 2 cores): imports wait on the network, and a dead feed holds a process."""
+    """worker-feeds sets its concurrency from FEEDS_WORKER_CONCURRENCY, by default 16 processes
+    (8 per core on 2 cores): imports wait on the network, and a dead feed holds a process."""
     command = command_of(compose["services"]["worker-feeds"])
     value = command[command.index("--concurrency") + 1]
     match = re.fullmatch(r"\$\{FEEDS_WORKER_CONCURRENCY:-(\d+)\}", value)
-    assert match and int(match[1]) >= 8
+    assert match and int(match[1]) >= 16
 
 
 def test_compose_every_queue_has_exactly_one_worker_service(compose):
