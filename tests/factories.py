@@ -56,3 +56,10 @@ class PostFactory(factory.django.DjangoModelFactory):
 def comment_payload(**comment_fields):
     """The Akismet payload (blog.spam.build_payload) of a new comment with these fields."""
     return build_payload(CommentFactory(**comment_fields))
+
+
+def make_feeds(count, prefix="http://feeds.example/"):
+    """``count`` feeds in one INSERT, all due now."""
+    from djangofeeds.models import Feed
+
+    Feed.objects.bulk_create(Feed(url=f"{prefix}{n}.xml") for n in range(count))

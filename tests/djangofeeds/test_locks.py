@@ -10,45 +10,13 @@ import time
 import pytest
 from django.conf import settings
 from django.core.cache import cache
-from django.core.management import call_command
 
-from djangofeeds.checks import check_lock_cache
-from djangofeeds.lock_backends import DatabaseRows, GenericCache, MemcachedMeta
-from djangofeeds.locks import CacheLock, LockUnavailable
+from djangofeeds.lock_backends import MemcachedMeta
+from djangofeeds.locks import CacheLock
 
 pytestmark = pytest.mark.django_db
 
 KEY = "djangofeeds.tasks.import_feed-lock-0123456789abcdef0123456789abcdef"
-
-
-@pytest.fixture
-def database_cache(settings):
-    """The default cache in the database table, as on the embedded defaults."""
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
-            "LOCATION": "django_cache",
-        }
-    }
-    call_command("createcachetable", verbosity=0)
-
-
-@pytest.fixture(params=["memcached", "database"])
-def lock_cache(request):
-    """Each guarantee, on both backends a deployment can use."""
-    return request.getfixturevalue(
-        "memcached_cache" if request.param == "memcached" else "database_cache"
-    )
-
-
-def test_lock_uses_meta_commands_on_memcached_and_sql_on_the_database(memcached_cache):
-    """On memcached the lock uses meta commands."""
-    assert isinstance(CacheLock(KEY, expire=5)._backend, MemcachedMeta)
-
-
-def test_lock_on_the_database_cache_uses_conditional_sql(database_cache):
-    """On the database cache the lock uses conditional SQL on the cache's rows."""
-    assert isinstance(CacheLock(KEY, expire=5)._backend, DatabaseRows)
 
 
 def test_lock_excludes_other_processes(memcached_cache):
@@ -145,46 +113,6 @@ def test_lock_renew_notices_a_lost_lock(lock_cache):
     assert lock.lost.is_set() and not lock.held
 
 
-def test_lock_memcached_down_is_unavailable_not_busy(memcached_cache):
-    """With memcached down, acquiring raises LockUnavailable rather than saying "busy"."""
-    memcached_cache.stop()
-    # Put pymemcache's HashClient into its "failed server" state first: there
-    # cache.add() answers False, as if the key were taken.
-    with pytest.raises(OSError):
-        cache.add("warm-up", 1)
-    assert cache.add("warm-up", 1) is False
-
-    with pytest.raises(LockUnavailable):
-        CacheLock(KEY, expire=30).acquire()
-
-
-def test_lock_lets_a_time_limit_through_not_unavailable(memcached_cache, monkeypatch):
-    """A Celery soft time limit (an Exception) raised mid-command is not "memcached is down"."""
-
-    class Stop(Exception):
-        """Stands in for celery.exceptions.SoftTimeLimitExceeded."""
-
-    def raw_command(*args, **kwargs):
-        raise Stop
-
-    client = cache._cache._get_client(cache.make_and_validate_key(KEY))
-    monkeypatch.setattr(client, "raw_command", raw_command)
-
-    with pytest.raises(Stop):
-        CacheLock(KEY, expire=30).acquire()
-
-
-def test_lock_works_again_when_memcached_returns(memcached_cache):
-    """Once memcached is back, the lock can be taken again."""
-    memcached_cache.stop()
-    with pytest.raises(LockUnavailable):
-        CacheLock(KEY, expire=30).acquire()
-
-    memcached_cache.start()
-
-    assert CacheLock(KEY, expire=30).acquire()
-
-
 def test_lock_context_manager_releases(lock_cache):
     """The with form holds the lock inside the block and releases it after."""
     with CacheLock(KEY, expire=30) as lock:
@@ -192,18 +120,3 @@ def test_lock_context_manager_releases(lock_cache):
         assert not CacheLock(KEY, expire=30).acquire()
 
     assert CacheLock(KEY, expire=30).acquire()
-
-
-def test_lock_on_a_process_local_cache_falls_back_and_the_check_warns(settings):
-    """On a process-local cache the lock still works and the system check warns."""
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-    lock = CacheLock(KEY, expire=30)
-
-    assert isinstance(lock._backend, GenericCache)
-    assert lock.acquire() and not CacheLock(KEY, expire=30).acquire() and lock.release()
-    assert [warning.id for warning in check_lock_cache(None)] == ["djangofeeds.W001"]
-
-
-def test_lock_check_is_quiet_for_shared_caches(lock_cache):
-    """The system check says nothing when the lock's cache is shared."""
-    assert check_lock_cache(None) == []

@@ -4,8 +4,8 @@ import pytest
 
 from djangofeeds import parse as parse_module
 from djangofeeds import sanitize
-from djangofeeds.parse import body_hash, parse, read_entry
-from djangofeeds.parsed import NotAFeed, choose_guids, ttl_minutes
+from djangofeeds.parse import body_hash, parse
+from djangofeeds.parsed import NotAFeed
 from tests.support.feed_server import numbered_items, rss
 from tests.support.fixtures import fixture
 
@@ -98,19 +98,6 @@ def test_parse_picks_the_reader_for_the_document(body, content_type, reader):
     assert parsed.parser == reader and parsed.entries
 
 
-def test_choose_guids_ignores_an_id_shared_by_every_entry():
-    """One id on every entry says nothing: unique links are used, shared ones get a hash."""
-    entries = [
-        read_entry({"id": "same", "link": link, "title": "T"})
-        for link in ["https://a.example/1", "https://a.example/home", "https://a.example/home"]
-    ]
-
-    guids = [entry.guid for entry in choose_guids(entries)]
-
-    assert guids[0] == "https://a.example/1"
-    assert guids[1].startswith("sha256:") and guids[1] == guids[2]
-
-
 def test_body_hash_depends_on_the_url_and_content_type_too():
     """The same bytes served from another URL or as another type are parsed again."""
     body = rss(numbered_items(1))
@@ -119,9 +106,3 @@ def test_body_hash_depends_on_the_url_and_content_type_too():
     assert body_hash(body, url="https://a.example/", content_type="text/xml") == same
     assert body_hash(body, url="https://b.example/", content_type="text/xml") != same
     assert body_hash(body, url="https://a.example/", content_type="application/json") != same
-
-
-@pytest.mark.parametrize(("ttl", "minutes"), [("60", 60), ("0", None), ("", None), ("1.5", None)])
-def test_ttl_minutes_reads_whole_minutes(ttl, minutes):
-    """An RSS <ttl> is whole minutes; zero or anything else is no schedule."""
-    assert ttl_minutes(ttl) == minutes

@@ -2,7 +2,6 @@
 
 import base64
 import json
-import threading
 from datetime import timedelta
 
 import pytest
@@ -13,10 +12,10 @@ from django.utils import timezone
 from django_celery_results.models import TaskResult
 
 from djangofeeds import tasks
-from djangofeeds.claims import claim_feeds
 from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
 from djangofeeds.tasks import enqueue_imports, import_feed, lock_key, refresh_feeds
 from project.celery import app as celery_app
+from tests.factories import make_feeds
 from tests.support.feed_server import numbered_items, rss
 from tests.support.queues import redis_list_key
 from tests.support.waiting import wait_until
@@ -33,66 +32,6 @@ def purge_queues():
     """Tasks published here are not for the workers of later tests."""
     yield
     celery_app.control.purge()
-
-
-def make_feeds(count, prefix="http://feeds.example/"):
-    Feed.objects.bulk_create(Feed(url=f"{prefix}{n}.xml") for n in range(count))
-
-
-def test_two_concurrent_ticks_claim_disjoint_sets():
-    """Two claims racing on two connections never take the same feed, and together take all."""
-    make_feeds(600)
-    barrier = threading.Barrier(2)
-    claimed = [None, None]
-
-    def tick(slot):
-        try:
-            barrier.wait()
-            claimed[slot] = claim_feeds(Feed.objects.due(), limit=400)[1]
-        finally:
-            connections.close_all()  # this thread's own connection
-
-    threads = [threading.Thread(target=tick, args=(slot,)) for slot in (0, 1)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-
-    first, second = ({pk for pk, _ in feeds} for feeds in claimed)
-    assert not first & second
-    assert len(first) + len(second) == 600
-    assert len(first) <= 400 and len(second) <= 400
-    assert Feed.objects.filter(claimed_at__isnull=True).count() == 0
-
-
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks: PostgreSQL only")
-def test_a_claim_skips_rows_another_transaction_holds():
-    """FOR UPDATE SKIP LOCKED: a claim does not wait for, nor take, a row locked elsewhere."""
-    make_feeds(5)
-    held = Feed.objects.order_by("next_check_at").first()
-    locked, release = threading.Event(), threading.Event()
-
-    def hold_a_row():
-        from django.db import transaction
-
-        try:
-            with transaction.atomic():
-                Feed.objects.select_for_update().get(pk=held.pk)
-                locked.set()
-                release.wait(30)
-        finally:
-            connections.close_all()
-
-    holder = threading.Thread(target=hold_a_row)
-    holder.start()
-    assert locked.wait(30)
-    try:
-        _, feeds = claim_feeds(Feed.objects.due())
-    finally:
-        release.set()
-        holder.join(30)
-
-    assert len(feeds) == 4 and held.pk not in {pk for pk, _ in feeds}
 
 
 def test_a_stale_claim_is_claimed_again_and_its_old_message_does_nothing(

@@ -1,0 +1,65 @@
+"""djangofeeds.attempts: the records of attempts the importer never ran to its end."""
+
+import pytest
+from django.utils import timezone
+
+from djangofeeds.attempts import crash_message, record_attempt, record_crash
+from djangofeeds.models import Feed, ImportRun, Outcome
+
+pytestmark = pytest.mark.django_db
+
+URL = "http://a.example/feed.xml"
+
+
+def test_a_skipped_attempt_is_a_run_and_leaves_the_feed_alone():
+    """A skip is recorded as a run with its reason; the feed's status is not touched."""
+    result = record_attempt(URL, Outcome.SKIPPED, error="another worker is importing this feed")
+
+    run = ImportRun.objects.get()
+    assert result.run == run and run.outcome == Outcome.SKIPPED and "another worker" in run.error
+    assert Feed.objects.get(url=URL).last_status == ""
+
+
+def test_a_crash_under_the_current_fence_backs_the_feed_off():
+    """A crash that still holds the newest fence fails the feed and pushes its next check later."""
+    feed = Feed.objects.next_fence(URL)
+
+    record_crash(URL, "RuntimeError: boom", fence=feed.fence, task_id="t-1")
+
+    feed.refresh_from_db()
+    assert (feed.last_status, feed.last_error, feed.error_count) == (
+        Outcome.FAILED,
+        "RuntimeError: boom",
+        1,
+    )
+    assert feed.next_check_at > timezone.now() + timezone.timedelta(minutes=3)
+    assert ImportRun.objects.get().task_id == "t-1"
+
+
+def test_a_crash_without_the_newest_fence_writes_only_its_run():
+    """A crash of a holder whose fence is stale, or that had none, leaves the feed row alone."""
+    stale = Feed.objects.next_fence(URL)
+    Feed.objects.next_fence(URL)  # a newer holder
+
+    record_crash(URL, "RuntimeError: late", fence=stale.fence)
+    record_crash(URL, "RuntimeError: before the fence")
+
+    feed = Feed.objects.get(url=URL)
+    assert (feed.last_status, feed.error_count) == ("", 0)
+    assert ImportRun.objects.filter(outcome=Outcome.FAILED).count() == 2
+
+
+def test_a_crash_of_an_unknown_feed_records_nothing():
+    """A crash for a URL with no feed row has nothing to write on."""
+    assert record_crash("http://nowhere.example/feed.xml", "boom") is None
+    assert not ImportRun.objects.exists()
+
+
+def test_a_lost_database_is_said_in_words():
+    """A database error reads as a lost connection; any other error as its type and message."""
+    from django.db import OperationalError
+
+    assert crash_message(OperationalError("server closed the connection")).startswith(
+        "lost the connection to the database during the import"
+    )
+    assert crash_message(ValueError("bad")) == "ValueError: bad"
