@@ -67,7 +67,11 @@ def test_a_worker_runs_with_worker_timeouts(worker_factory):
     """A real worker switches to broker.WORKER at start (project/celery.py), as its own
     configuration, asked over the broker, shows."""
     worker = worker_factory(queues=["hipri"], concurrency=1)
-    replies = celery_app.control.inspect([worker.hostname], timeout=10).conf(with_defaults=True)
+    # A connection of its own: a pooled one may have been closed by the broker
+    # since an earlier test used it, and a broadcast does not reconnect.
+    with celery_app.connection_for_write() as connection:
+        inspect = celery_app.control.inspect([worker.hostname], timeout=10, connection=connection)
+        replies = inspect.conf(with_defaults=True)
     conf = replies[worker.hostname]
     expected = broker.transport_timeouts(celery_app.conf.broker_url, broker.WORKER)
     assert conf["broker_connection_timeout"] == broker.TIMEOUTS[broker.WORKER].connect
