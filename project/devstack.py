@@ -44,6 +44,24 @@ def prepare_database(site):
     call_command("migrate", interactive=False, verbosity=1)
     call_command("createcachetable", verbosity=0)
     load_demo_data(site)
+    release_interrupted_imports()
+
+
+def release_interrupted_imports():
+    """Make the feeds whose imports the last stop interrupted due now.
+
+    Nothing of this stack runs yet, so every claim left is a stale one; without
+    this, a feed stopped mid-import would wait for its claim's timeout.
+    """
+    from django.utils import timezone
+
+    from djangofeeds.models import Feed
+
+    released = Feed.objects.filter(claimed_at__isnull=False).update(
+        claimed_at=None, next_check_at=timezone.now()
+    )
+    if released:
+        print(f"{released} feed imports interrupted by the last stop are due again.", flush=True)
 
 
 def load_demo_data(site):
