@@ -69,3 +69,11 @@ def unfinished_claims(now=None):
     now = now or timezone.now()
     timeout = timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT)
     return Feed.objects.filter(claimed_at__gt=now - timeout).count()
+
+
+def release_every_claim():
+    """Make every claimed feed due now; return how many. Only when no import can be running
+    (a stack that starts: its claims are all left over from the last stop)."""
+    return Feed.objects.filter(claimed_at__isnull=False).update(
+        claimed_at=None, next_check_at=timezone.now()
+    )

@@ -53,13 +53,9 @@ def release_interrupted_imports():
     Nothing of this stack runs yet, so every claim left is a stale one; without
     this, a feed stopped mid-import would wait for its claim's timeout.
     """
-    from django.utils import timezone
+    from djangofeeds.claims import release_every_claim
 
-    from djangofeeds.models import Feed
-
-    released = Feed.objects.filter(claimed_at__isnull=False).update(
-        claimed_at=None, next_check_at=timezone.now()
-    )
+    released = release_every_claim()
     if released:
         print(f"{released} feed imports interrupted by the last stop are due again.", flush=True)
 

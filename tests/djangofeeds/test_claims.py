@@ -7,7 +7,13 @@ import pytest
 from django.db import connection, connections
 from django.utils import timezone
 
-from djangofeeds.claims import claim_feeds, holds_claim, release_claims, unfinished_claims
+from djangofeeds.claims import (
+    claim_feeds,
+    holds_claim,
+    release_claims,
+    release_every_claim,
+    unfinished_claims,
+)
 from djangofeeds.models import Feed
 from tests.factories import make_feeds
 
@@ -86,3 +92,12 @@ def test_a_claim_is_held_counted_and_released(settings):
     feed.refresh_from_db()
     assert not holds_claim(feed, claim) and unfinished_claims() == 2
     assert [pk for pk, _ in claim_feeds(Feed.objects.due())[1]] == [feed.pk]
+
+
+def test_release_every_claim_makes_every_claimed_feed_due():
+    """At a stack's start every claim is stale: all are released and their feeds are due."""
+    make_feeds(4)
+    claim_feeds(Feed.objects.due(), limit=3)
+
+    assert release_every_claim() == 3
+    assert unfinished_claims() == 0 and Feed.objects.due().count() == 4
