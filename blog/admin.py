@@ -2,7 +2,6 @@
 
 from datetime import timedelta
 
-from django.conf import settings
 from django.contrib import admin, messages
 from django.db import models
 from django.db.models import Count, Exists, OuterRef, Q
@@ -10,7 +9,7 @@ from django.template.defaultfilters import truncatechars
 from django.utils import timezone
 from django.utils.translation import ngettext
 
-from blog import moderation
+from blog import conf, moderation
 from blog.models import Comment, CommentEvent, Entry
 
 
@@ -47,7 +46,7 @@ class NeedsAttentionFilter(admin.SimpleListFilter):
     def problems(self):
         # Longer than the sweeper waits before sending a comment again: the
         # check is not just slow, something is in the way (broker, worker, Akismet).
-        cutoff = timezone.now() - timedelta(minutes=settings.BLOG_SPAM_RECHECK_AFTER_MINUTES)
+        cutoff = timezone.now() - timedelta(minutes=conf.BLOG_SPAM_RECHECK_AFTER_MINUTES)
         failed = CommentEvent.objects.filter(
             comment=OuterRef("pk"), kind=CommentEvent.Kind.CHECK_FAILED
         )
@@ -61,7 +60,7 @@ class NeedsAttentionFilter(admin.SimpleListFilter):
         counts = Comment.objects.pending().aggregate(
             **{name: Count("pk", filter=q) for name, q in problems.items()}
         )
-        minutes = settings.BLOG_SPAM_RECHECK_AFTER_MINUTES
+        minutes = conf.BLOG_SPAM_RECHECK_AFTER_MINUTES
         return [
             ("pending_long", f"pending over {minutes} min ({counts['pending_long']})"),
             ("check_failed", f"pending, check failed ({counts['check_failed']})"),

@@ -15,8 +15,9 @@ import time
 
 import akismet
 import httpx
-from django.conf import settings
 from django.core.cache import cache
+
+from blog import conf
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +31,7 @@ _failure = None  # (when, exception) of this process's last failed key check
 
 def in_use():
     """True when an API key is configured: Akismet judges, not the local rules."""
-    return bool(settings.AKISMET_API_KEY)
+    return bool(conf.AKISMET_API_KEY)
 
 
 class RebasedTransport(httpx.HTTPTransport):
@@ -55,10 +56,10 @@ class RebasedTransport(httpx.HTTPTransport):
 def _new_client():
     http = httpx.Client(
         headers={"User-Agent": USER_AGENT},
-        timeout=settings.BLOG_AKISMET_TIMEOUT,
-        transport=RebasedTransport(settings.AKISMET_API_URL),
+        timeout=conf.BLOG_AKISMET_TIMEOUT,
+        transport=RebasedTransport(conf.AKISMET_API_URL),
     )
-    config = akismet.Config(key=settings.AKISMET_API_KEY, url=settings.AKISMET_BLOG_URL)
+    config = akismet.Config(key=conf.AKISMET_API_KEY, url=conf.AKISMET_BLOG_URL)
     try:
         return akismet.SyncClient.validated_client(config=config, http_client=http)
     except Exception:
@@ -72,7 +73,7 @@ def get_client():
     with _lock:
         if _client is not None:
             return _client
-        if _failure and time.monotonic() - _failure[0] < settings.BLOG_AKISMET_KEY_RETRY_AFTER:
+        if _failure and time.monotonic() - _failure[0] < conf.BLOG_AKISMET_KEY_RETRY_AFTER:
             record_misconfigured(_failure[1])
             raise _failure[1]
         try:
@@ -117,7 +118,7 @@ def call(operation):
 
 def config_fingerprint():
     """A hash of the Akismet settings, so a fixed key is not reported as still broken."""
-    text = "|".join([settings.AKISMET_API_KEY, settings.AKISMET_BLOG_URL, settings.AKISMET_API_URL])
+    text = "|".join([conf.AKISMET_API_KEY, conf.AKISMET_BLOG_URL, conf.AKISMET_API_URL])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -125,7 +126,7 @@ def record_misconfigured(exc):
     # The library's message quotes the key: only the blog URL is worth showing.
     logger.error(
         "Akismet refused the configuration (key or blog URL %s): %s",
-        settings.AKISMET_BLOG_URL,
+        conf.AKISMET_BLOG_URL,
         type(exc).__name__,
     )
     try:

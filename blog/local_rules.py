@@ -2,8 +2,7 @@
 
 import re
 
-from django.conf import settings
-
+from blog import conf
 from blog.models import Comment
 
 # A whole URL counts once: "https://www.example.com" is one link, not two.
@@ -15,13 +14,13 @@ def local_reasons(payload, comment_id=None):
     text = payload["comment_content"]
     reasons = []
     links = len(LINK.findall(text)) + bool(payload.get("comment_author_url"))
-    if links > settings.BLOG_SPAM_MAX_LINKS:
+    if links > conf.BLOG_SPAM_MAX_LINKS:
         reasons.append(f"{links} links")
     # Whitespace folded, so a line break cannot split a blocked phrase.
     lowered = " ".join([*text.lower().split(), *payload.get("comment_author", "").lower().split()])
     reasons += [
         f"blocked word {word!r}"
-        for word in settings.BLOG_SPAM_BLOCKED_WORDS
+        for word in conf.BLOG_SPAM_BLOCKED_WORDS
         # Whole words only: "cialis" must not flag a "specialist".
         if re.search(rf"(?<!\w){re.escape(word.lower())}(?!\w)", lowered)
     ]

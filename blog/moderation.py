@@ -11,12 +11,11 @@ from datetime import timedelta
 from functools import partial
 
 from akismet import CheckResponse
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from blog import spam
+from blog import conf, spam
 from blog.dispatch import SUBMIT_HAM, SUBMIT_SPAM, dispatch_check, dispatch_feedback
 from blog.models import Comment, CommentEvent
 
@@ -80,7 +79,7 @@ def record_verdict(comment, verdict, reasons, payload):
             CommentEvent.objects.create(comment_id=comment.pk, kind=Kind.CHECKED, detail=detail)
     if not updated:
         return Comment.objects.filter(pk=comment.pk, status=Status.SPAM).exists()
-    if verdict == CheckResponse.DISCARD and settings.BLOG_SPAM_DELETE_BLATANT:
+    if verdict == CheckResponse.DISCARD and conf.BLOG_SPAM_DELETE_BLATANT:
         logger.info("comment %s is blatant spam: deleted", comment.pk)
         Comment.objects.filter(pk=comment.pk).delete()
     return status == Status.SPAM

@@ -13,6 +13,8 @@ import logging
 
 from django.conf import settings
 
+from blog import conf
+
 HIDDEN = "[hidden]"
 # Shorter values are no secret worth the name, and would blot out ordinary words.
 MIN_LENGTH = 6
@@ -21,7 +23,7 @@ MIN_LENGTH = 6
 def secrets():
     """The configured secret values, longest first (one may contain another)."""
     database = settings.DATABASES["default"]
-    values = {settings.SECRET_KEY, settings.AKISMET_API_KEY, database.get("PASSWORD") or ""}
+    values = {settings.SECRET_KEY, conf.AKISMET_API_KEY, database.get("PASSWORD") or ""}
     values.add(broker_password(settings.CELERY_BROKER_URL))
     return sorted((value for value in values if len(value) >= MIN_LENGTH), key=len, reverse=True)
 

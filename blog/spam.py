@@ -10,7 +10,7 @@ client and its key check are in ``blog.akismet_client``, the local rules in
 from akismet import CheckResponse
 from django.conf import settings
 
-from blog import akismet_client
+from blog import akismet_client, conf
 from blog.local_rules import local_reasons
 
 HONEYPOT_FIELD = "website"
@@ -24,7 +24,7 @@ def backend_name():
 def build_payload(comment, remote_addr=None):
     """Everything Akismet uses about a comment, as keyword arguments of the library."""
     entry = comment.entry
-    blog_url = settings.AKISMET_BLOG_URL.rstrip("/")
+    blog_url = conf.AKISMET_BLOG_URL.rstrip("/")
     return {
         "user_ip": comment.user_ip or remote_addr or "",
         "user_agent": comment.user_agent,

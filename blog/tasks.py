@@ -13,10 +13,9 @@ from datetime import timedelta
 import akismet
 from celery import Task, shared_task
 from celery.exceptions import Retry
-from django.conf import settings
 from django.utils import timezone
 
-from blog import akismet_client, moderation, spam
+from blog import akismet_client, conf, moderation, spam
 from blog.models import Comment, CommentEvent
 from blog.redact import hide_secrets
 
@@ -45,15 +44,15 @@ class SpamServiceTask(Task):
     # keeps the backoff), and at every retry (the limit).
     @property
     def retry_backoff(self):
-        return settings.BLOG_SPAM_RETRY_BACKOFF
+        return conf.BLOG_SPAM_RETRY_BACKOFF
 
     @property
     def retry_backoff_max(self):
-        return settings.BLOG_SPAM_RETRY_BACKOFF_MAX
+        return conf.BLOG_SPAM_RETRY_BACKOFF_MAX
 
     @property
     def max_retries(self):
-        return settings.BLOG_SPAM_MAX_RETRIES
+        return conf.BLOG_SPAM_MAX_RETRIES
 
     def on_retry(self, exc, task_id, args, kwargs, einfo):
         retry = einfo.exception  # the Retry that Celery raised, wrapped in a worker
@@ -139,7 +138,7 @@ def submit_ham(self, comment_id):
 @shared_task
 def recheck_pending_comments():
     """Re-dispatch comments pending too long (broker down at POST time, lost tasks)."""
-    minutes = settings.BLOG_SPAM_RECHECK_AFTER_MINUTES
+    minutes = conf.BLOG_SPAM_RECHECK_AFTER_MINUTES
     stale = moderation.stale_pending(minutes)
     if akismet_client.is_misconfigured():
         # Every check would fail the same way: send one as a probe, which
@@ -154,6 +153,6 @@ def recheck_pending_comments():
 @shared_task
 def purge_spam():
     """Delete spam older than BLOG_SPAM_PURGE_AFTER_DAYS; returns how many."""
-    cutoff = timezone.now() - timedelta(days=settings.BLOG_SPAM_PURGE_AFTER_DAYS)
+    cutoff = timezone.now() - timedelta(days=conf.BLOG_SPAM_PURGE_AFTER_DAYS)
     _, deleted = Comment.objects.spam().filter(pub_date__lt=cutoff).delete()
     return deleted.get("blog.Comment", 0)

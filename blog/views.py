@@ -4,7 +4,6 @@ import contextlib
 import ipaddress
 from functools import lru_cache, partial
 
-from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
 from django.core.paginator import Paginator
@@ -14,6 +13,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from blog import conf
 from blog.dispatch import dispatch_check
 from blog.forms import CommentForm
 from blog.models import Comment, Entry
@@ -60,7 +60,7 @@ def client_ip(request):
     refuses it).
     """
     address = plain_ip(request.META.get("REMOTE_ADDR", ""))
-    proxies = trusted_proxies(tuple(settings.BLOG_TRUSTED_PROXIES))
+    proxies = trusted_proxies(tuple(conf.BLOG_TRUSTED_PROXIES))
     forwarded = request.headers.get("X-Forwarded-For", "").split(",")
     while address and is_trusted(address, proxies) and forwarded:
         hop = plain_ip(forwarded.pop())
@@ -105,7 +105,7 @@ def over_rate_limit(ip):
     (``incr`` is a get and a set on the database cache: concurrent POSTs
     would all pass). A refused POST costs two ``get_many``.
     """
-    limit = settings.BLOG_COMMENTS_PER_MINUTE
+    limit = conf.BLOG_COMMENTS_PER_MINUTE
     if not limit or not ip:
         return False
     window = f"blog:comment-rate:{ip}:{int(timezone.now().timestamp() // 60)}"

@@ -12,8 +12,8 @@ import socket
 import threading
 
 import httpx
-from django.conf import settings
 
+from djangofeeds import conf
 from djangofeeds.fetch_errors import FetchError, TransientFetchError
 
 # IPv6 prefixes whose last 32 bits are an IPv4 address the packets end up at:
@@ -40,7 +40,7 @@ def url_problem(url):
         return "URLs with a user name or password are not fetched"
     if not url.host:
         return "the URL has no host"
-    if not settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS:
+    if not conf.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS:
         literal = ip_literal(url.host)
         if literal is not None and not is_public(str(literal)):
             return f"{url.host} is a non-public address ({literal}): refused"
@@ -69,7 +69,7 @@ def check_url(url, timeout):
     host = url.raw_host.decode("ascii")
     port = url.port or (443 if url.scheme == "https" else 80)
     addresses = resolve(host, port, timeout)
-    if not settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS:
+    if not conf.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS:
         for address in addresses:
             if not is_public(address):
                 raise FetchError(

@@ -3,6 +3,8 @@
 from django.conf import settings
 from django.core.checks import Warning, register
 
+from djangofeeds import conf
+
 PROCESS_LOCAL_CACHES = {
     "django.core.cache.backends.locmem.LocMemCache": "keeps its data inside one process",
     "django.core.cache.backends.dummy.DummyCache": "stores nothing",
@@ -11,7 +13,7 @@ PROCESS_LOCAL_CACHES = {
 
 @register()
 def check_lock_cache(app_configs, **kwargs):
-    alias = settings.DJANGOFEEDS_LOCK_CACHE
+    alias = conf.DJANGOFEEDS_LOCK_CACHE
     backend = settings.CACHES.get(alias, {}).get("BACKEND", "")
     if backend not in PROCESS_LOCAL_CACHES:
         return []

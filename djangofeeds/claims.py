@@ -10,11 +10,11 @@ clears the claim as it writes the feed's next check.
 
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.db import connections, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from djangofeeds import conf
 from djangofeeds.models import Feed
 
 
@@ -30,7 +30,7 @@ def claim_feeds(rows, *, limit=None, now=None):
     claim's time in ISO format: the token each message carries.
     """
     now = now or timezone.now()
-    timeout = timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT)
+    timeout = timedelta(seconds=conf.DJANGOFEEDS_CLAIM_TIMEOUT)
     picked = (
         rows.filter(Q(claimed_at__isnull=True) | Q(claimed_at__lte=now - timeout))
         .order_by("next_check_at")
@@ -67,7 +67,7 @@ def holds_claim(feed, claim):
 def unfinished_claims(now=None):
     """Claimed feeds whose import has not finished (queued or running), stale claims left out."""
     now = now or timezone.now()
-    timeout = timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT)
+    timeout = timedelta(seconds=conf.DJANGOFEEDS_CLAIM_TIMEOUT)
     return Feed.objects.filter(claimed_at__gt=now - timeout).count()
 
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import httpx
-from django.conf import settings
 
+from djangofeeds import conf
 from djangofeeds.addresses import check_url, host_header, pinned
 from djangofeeds.fetch_errors import FeedGone, FetchError, TransientFetchError
 from djangofeeds.transport import DEADLINE_TIMEOUTS, deadline_at, shared_client, time_left, too_slow
@@ -55,7 +55,7 @@ class Fetched:
 
 def fetch(url, *, etag="", last_modified=""):
     """GET ``url`` (conditionally, when validators are given) and return a ``Fetched``."""
-    timeout = settings.DJANGOFEEDS_FETCH_TIMEOUT
+    timeout = conf.DJANGOFEEDS_FETCH_TIMEOUT
     deadline = time.monotonic() + timeout * DEADLINE_TIMEOUTS
     headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT, "Accept-Encoding": "gzip, deflate"}
     if etag:
@@ -77,7 +77,7 @@ def fetch(url, *, etag="", last_modified=""):
 
 def follow(client, url, headers, deadline):
     """GET, following up to MAX_REDIRECTS redirects, each hop checked before it is fetched."""
-    timeout = settings.DJANGOFEEDS_FETCH_TIMEOUT
+    timeout = conf.DJANGOFEEDS_FETCH_TIMEOUT
     all_permanent = True
     seen = set()
     for hops in range(MAX_REDIRECTS + 1):
@@ -163,7 +163,7 @@ def answer(response, url, permanent_url):
 
 def read_body(response):
     """Read and decompress the body, stopping at the size cap."""
-    cap = settings.DJANGOFEEDS_MAX_BYTES
+    cap = conf.DJANGOFEEDS_MAX_BYTES
     length = response.headers.get("content-length", "")
     if length.isdigit() and int(length) > cap:
         raise FetchError(f"the feed is larger than {cap} bytes (Content-Length {length})")

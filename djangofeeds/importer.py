@@ -5,11 +5,11 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, Value
 from django.utils import timezone
 
+from djangofeeds import conf
 from djangofeeds.fetch import FeedGone, FetchError, fetch
 from djangofeeds.models import Category, Enclosure, Feed, ImportRun, Outcome, Post, PrunedPost
 from djangofeeds.parse import NotAFeed, body_hash, parse
@@ -263,13 +263,13 @@ class Importer:
 
     def prune(self, entries, created):
         """Keep the feed's ``DJANGOFEEDS_KEEP_POSTS`` newest posts; return how many went."""
-        if settings.DJANGOFEEDS_KEEP_POSTS <= 0:  # 0: no bound
+        if conf.DJANGOFEEDS_KEEP_POSTS <= 0:  # 0: no bound
             return 0
-        if self.first_import and created <= settings.DJANGOFEEDS_KEEP_POSTS:
+        if self.first_import and created <= conf.DJANGOFEEDS_KEEP_POSTS:
             return 0  # the feed holds only the posts it just created: none to prune
         return prune_posts(
             self.feed.pk,
-            settings.DJANGOFEEDS_KEEP_POSTS,
+            conf.DJANGOFEEDS_KEEP_POSTS,
             listed={entry.guid_hash for entry in entries},
             guard=lambda: self.claim(last_checked_at=self.now),
         )
@@ -389,7 +389,7 @@ def left_out(parsed, pruned):
     notes = [f"{count:,} {reason}" for reason, count in parsed.all_dropped().most_common()]
     if pruned:
         notes.append(
-            f"{pruned:,} older posts pruned (keeping {settings.DJANGOFEEDS_KEEP_POSTS:,} per feed)"
+            f"{pruned:,} older posts pruned (keeping {conf.DJANGOFEEDS_KEEP_POSTS:,} per feed)"
         )
     return f"left out: {', '.join(notes)}" if notes else ""
 

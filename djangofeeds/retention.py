@@ -8,13 +8,12 @@ The importer prunes its feed's posts after an import that passes
 import logging
 from datetime import timedelta
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, F, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
-from djangofeeds import parsed
+from djangofeeds import conf, parsed
 from djangofeeds.models import Enclosure, Feed, ImportRun, Post, PrunedPost, RefreshRun
 
 logger = logging.getLogger(__name__)
@@ -77,7 +76,7 @@ def delete_posts(pks):
 
 def prune_all_posts(keep=None):
     """``prune_posts`` for every feed over the bound; return ``(feeds, posts)`` pruned."""
-    keep = settings.DJANGOFEEDS_KEEP_POSTS if keep is None else keep
+    keep = conf.DJANGOFEEDS_KEEP_POSTS if keep is None else keep
     feeds = posts = 0
     if keep <= 0:  # 0: no bound
         return feeds, posts
@@ -100,8 +99,8 @@ def prune_import_runs(days=None, per_feed=None, *, batch_size=DELETE_BATCH):
 
     Returns how many were deleted.
     """
-    days = settings.DJANGOFEEDS_KEEP_RUNS_DAYS if days is None else days
-    per_feed = settings.DJANGOFEEDS_KEEP_RUNS_PER_FEED if per_feed is None else per_feed
+    days = conf.DJANGOFEEDS_KEEP_RUNS_DAYS if days is None else days
+    per_feed = conf.DJANGOFEEDS_KEEP_RUNS_PER_FEED if per_feed is None else per_feed
     cutoff = timezone.now() - timedelta(days=days)
     deleted = 0
     for feed_ids in feed_id_batches():
@@ -131,7 +130,7 @@ def prune_refresh_runs(days=None, *, batch_size=DELETE_BATCH):
     A tick that queues anything writes one (every 5 s at most); their import
     runs stay, with the round left empty.
     """
-    days = settings.DJANGOFEEDS_KEEP_RUNS_DAYS if days is None else days
+    days = conf.DJANGOFEEDS_KEEP_RUNS_DAYS if days is None else days
     cutoff = timezone.now() - timedelta(days=days)
     old = RefreshRun.objects.filter(finished_at__isnull=False, started_at__lt=cutoff)
     deleted = 0
@@ -144,7 +143,7 @@ def prune_task_results(*, batch_size=DELETE_BATCH, expires=None):
     """Delete task results older than ``CELERY_RESULT_EXPIRES`` seconds; return how many."""
     from django_celery_results.models import TaskResult
 
-    seconds = settings.CELERY_RESULT_EXPIRES if expires is None else expires
+    seconds = conf.CELERY_RESULT_EXPIRES if expires is None else expires
     if not seconds:
         return 0
     cutoff = timezone.now() - timedelta(seconds=seconds)

@@ -7,7 +7,7 @@ server asked for (``max-age``, ``Retry-After``, ``<ttl>``).
 import random
 from datetime import timedelta
 
-from django.conf import settings
+from djangofeeds import conf
 
 BACKOFF_BASE = timedelta(minutes=5)
 
@@ -65,14 +65,14 @@ def poll_delay(poll_interval, newest_entry_at, *, now):
     the time since its newest entry (a feed gone quiet slows down), and always
     between ``DJANGOFEEDS_MIN_POLL_INTERVAL`` and ``DJANGOFEEDS_MAX_POLL_INTERVAL``.
     """
-    default = timedelta(seconds=settings.DJANGOFEEDS_REFRESH_INTERVAL)
+    default = timedelta(seconds=conf.DJANGOFEEDS_REFRESH_INTERVAL)
     if poll_interval is None and newest_entry_at is None:
         return default
     delay = timedelta(seconds=poll_interval) if poll_interval else default
     if newest_entry_at is not None:
         delay = max(delay, (now - newest_entry_at) / QUIET_DIVISOR)
-    shortest = timedelta(seconds=settings.DJANGOFEEDS_MIN_POLL_INTERVAL)
-    longest = timedelta(seconds=settings.DJANGOFEEDS_MAX_POLL_INTERVAL)
+    shortest = timedelta(seconds=conf.DJANGOFEEDS_MIN_POLL_INTERVAL)
+    longest = timedelta(seconds=conf.DJANGOFEEDS_MAX_POLL_INTERVAL)
     return min(max(delay, shortest), max(longest, shortest))
 
 

@@ -13,11 +13,11 @@ from hashlib import md5
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
-from django.conf import settings
 from django.db.models import Max
 from django.utils import timezone
 from kombu.common import maybe_declare
 
+from djangofeeds import conf
 from djangofeeds.attempts import crash_message, record_attempt, record_crash
 from djangofeeds.claims import claim_feeds, holds_claim, release_claims, unfinished_claims
 from djangofeeds.importer import fetch_and_store, new_run
@@ -26,10 +26,6 @@ from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
 
 logger = get_task_logger(__name__)
 
-# Read once at import: Celery needs the limits when the task is declared. The
-# hard limit stays below the lock's expiry, so a stuck import is killed before
-# its lease could run out under it.
-LOCK_EXPIRE = settings.DJANGOFEEDS_LOCK_EXPIRE
 # Only an unreachable lock cache is retried in the task (no fetch happened, so
 # a retry costs nothing); a feed that fails goes back to its schedule, which
 # backs off, instead of holding a worker through retries.
@@ -145,8 +141,8 @@ def run_import(
     import's fencing number, then raised as ``ImportCrashed``.
     """
     recorded = {"task_id": task_id, "worker": worker, "refresh_run": refresh_run}
-    lock_cache = settings.DJANGOFEEDS_LOCK_CACHE
-    with CacheLock(lock_key(task_name, url), expire=LOCK_EXPIRE, using=lock_cache) as lock:
+    lock_cache = conf.DJANGOFEEDS_LOCK_CACHE
+    with CacheLock(lock_key(task_name, url), expire=conf.DJANGOFEEDS_LOCK_EXPIRE, using=lock_cache) as lock:
         if not lock.acquired:
             error = "another worker is importing this feed"
             return record_attempt(url, Outcome.SKIPPED, error=error, **recorded)
@@ -201,6 +197,19 @@ def describe(result):
 
 
 class ImportFeedTask(Task):
+    """``import_feed``'s class: time limits under the lock's expiry, crashes recorded."""
+
+    # Read when a worker asks, not at import (a host's settings may not be
+    # ready then): the hard limit stays below the lock's expiry, so a stuck
+    # import is killed before its lease could run out under it.
+    @property
+    def soft_time_limit(self):
+        return conf.DJANGOFEEDS_LOCK_EXPIRE * 0.8
+
+    @property
+    def time_limit(self):
+        return conf.DJANGOFEEDS_LOCK_EXPIRE * 0.9
+
     def on_failure(self, exc, task_id, args, kwargs, einfo):
         """An unexpected error outside the import (before its fence): record the run only."""
         url = args[0] if args else kwargs.get("feed_url")
@@ -221,8 +230,6 @@ class ImportFeedTask(Task):
     # so a crash never silently drops a feed (the lock makes a rerun safe).
     acks_late=True,
     reject_on_worker_lost=True,
-    soft_time_limit=LOCK_EXPIRE * 0.8,
-    time_limit=LOCK_EXPIRE * 0.9,
     autoretry_for=(LockUnavailable,),
     retry_backoff=5,
     retry_backoff_max=RETRY_BACKOFF_MAX,
@@ -302,12 +309,12 @@ def refresh_feeds():
     now = timezone.now()
     close_rounds(now)
     unfinished = unfinished_claims(now)
-    room = min(settings.DJANGOFEEDS_TICK_BATCH, settings.DJANGOFEEDS_QUEUE_DEPTH - unfinished)
+    room = min(conf.DJANGOFEEDS_TICK_BATCH, conf.DJANGOFEEDS_QUEUE_DEPTH - unfinished)
     if room <= 0:
         logger.info(
             "Not queueing feeds: %d queued imports are unfinished (the depth is %d)",
             unfinished,
-            settings.DJANGOFEEDS_QUEUE_DEPTH,
+            conf.DJANGOFEEDS_QUEUE_DEPTH,
         )
         return {"queued": 0, "unfinished": unfinished}
     claim, feeds = claim_feeds(Feed.objects.due(now), limit=room, now=now)
@@ -346,7 +353,7 @@ def refresh_feeds():
 
 def close_rounds(now):
     """Write the counts of the rounds that are over: every feed has a run, or its claim ran out."""
-    stale = now - timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT)
+    stale = now - timedelta(seconds=conf.DJANGOFEEDS_CLAIM_TIMEOUT)
     for summary in RefreshRun.objects.filter(finished_at__isnull=True).order_by("started_at"):
         done, counts = summary.progress()
         if done < summary.feeds and summary.started_at > stale:

@@ -13,8 +13,8 @@ import time
 
 import httpcore
 import httpx
-from django.conf import settings
 
+from djangofeeds import conf
 from djangofeeds.fetch_errors import TransientFetchError
 
 # A slow server may answer every read within the timeout and still take
@@ -46,7 +46,7 @@ def time_left(deadline, timeout):
     """Seconds the next step may take: the timeout, or less when the deadline is nearer."""
     left = deadline - time.monotonic()
     if left <= 0:
-        raise too_slow(settings.DJANGOFEEDS_FETCH_TIMEOUT)
+        raise too_slow(conf.DJANGOFEEDS_FETCH_TIMEOUT)
     return min(timeout, left)
 
 

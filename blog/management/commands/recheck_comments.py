@@ -1,9 +1,8 @@
 """``manage.py recheck_comments``: send pending comments through the spam check again."""
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from blog import moderation
+from blog import conf, moderation
 from blog.dispatch import check_broker
 from blog.models import Comment
 
@@ -17,7 +16,7 @@ class Command(BaseCommand):
             "--older-than",
             type=int,
             metavar="MINUTES",
-            default=settings.BLOG_SPAM_RECHECK_AFTER_MINUTES,
+            default=conf.BLOG_SPAM_RECHECK_AFTER_MINUTES,
             help="only comments last dispatched more than MINUTES ago "
             "(default: BLOG_SPAM_RECHECK_AFTER_MINUTES, %(default)s)",
         )

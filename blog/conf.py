@@ -1,0 +1,45 @@
+"""blog's settings: each one's default, and the host's value read when used.
+
+Read a setting as ``conf.BLOG_COMMENTS_PER_MINUTE`` after ``from blog import
+conf``: the host's setting if it sets one, else the default below. Nothing is
+read at import. docs/configuration.md explains each one.
+"""
+
+from django.conf import settings
+
+DEFAULTS = {
+    # Comment POSTs accepted per visitor IP and minute (0: no limit).
+    "BLOG_COMMENTS_PER_MINUTE": 5,
+    # Proxies (IPs or CIDR networks) whose X-Forwarded-For is believed.
+    "BLOG_TRUSTED_PROXIES": [],
+    # The spam backend: a dotted path to a class (blog.spam_backends). None:
+    # Akismet when AKISMET_API_KEY is set, else the local rules.
+    "BLOG_SPAM_BACKEND": None,
+    # Seconds one Akismet request may take; the visitor never waits for it.
+    "BLOG_AKISMET_TIMEOUT": 5,
+    # A worker that found the key invalid asks again only after this many seconds.
+    "BLOG_AKISMET_KEY_RETRY_AFTER": 300,
+    # spam_filter's retries: first backoff, cap (seconds) and count.
+    "BLOG_SPAM_RETRY_BACKOFF": 30,
+    "BLOG_SPAM_RETRY_BACKOFF_MAX": 600,
+    "BLOG_SPAM_MAX_RETRIES": 5,
+    # Comments pending this long after their last dispatch are sent again.
+    "BLOG_SPAM_RECHECK_AFTER_MINUTES": 30,
+    # Spam older than this many days is deleted by purge_spam.
+    "BLOG_SPAM_PURGE_AFTER_DAYS": 15,
+    # Akismet's "discard" (blatant spam): delete at once instead of keeping it.
+    "BLOG_SPAM_DELETE_BLATANT": False,
+    # The local rules: more links than this, or any of these words, is spam.
+    "BLOG_SPAM_MAX_LINKS": 3,
+    "BLOG_SPAM_BLOCKED_WORDS": ["viagra", "cialis", "casino", "payday loan", "crypto giveaway"],
+    # Akismet: the key (unset: local rules), the site it is for, and its API.
+    "AKISMET_API_KEY": "",
+    "AKISMET_BLOG_URL": "http://localhost:8000/",
+    "AKISMET_API_URL": "https://rest.akismet.com",
+}
+
+
+def __getattr__(name):
+    if name not in DEFAULTS:
+        raise AttributeError(f"blog has no setting {name!r}")
+    return getattr(settings, name, DEFAULTS[name])

@@ -1,0 +1,47 @@
+"""djangofeeds' settings: each one's default, and the host's value read when used.
+
+Read a setting as ``conf.DJANGOFEEDS_KEEP_POSTS`` after ``from djangofeeds import
+conf``: the host's ``settings.DJANGOFEEDS_KEEP_POSTS`` if it sets one, else the
+default below. Nothing is read at import, so a host that sets none of these runs
+on the defaults, and ``override_settings`` works in tests. docs/configuration.md
+explains each one.
+"""
+
+from django.conf import settings
+
+DEFAULTS = {
+    # Seconds an import's lock lease lasts; the task's time limits stay below it.
+    "DJANGOFEEDS_LOCK_EXPIRE": 600,
+    # The cache alias that holds import locks: it must be shared by all workers.
+    "DJANGOFEEDS_LOCK_CACHE": "default",
+    # Seconds to connect, and between two reads, when fetching a feed.
+    "DJANGOFEEDS_FETCH_TIMEOUT": 10,
+    # A feed's decompressed body is refused past this many bytes.
+    "DJANGOFEEDS_MAX_BYTES": 10 * 1024 * 1024,
+    # Fetch from loopback and private addresses (development and tests only).
+    "DJANGOFEEDS_ALLOW_PRIVATE_HOSTS": False,
+    # Seconds between two imports of a healthy feed with undated entries.
+    "DJANGOFEEDS_REFRESH_INTERVAL": 1800,
+    # Adaptive polling bounds, in seconds.
+    "DJANGOFEEDS_MIN_POLL_INTERVAL": 900,
+    "DJANGOFEEDS_MAX_POLL_INTERVAL": 86400,
+    # Feeds claimed per refresh tick, and the most claims left unfinished.
+    "DJANGOFEEDS_TICK_BATCH": 2500,
+    "DJANGOFEEDS_QUEUE_DEPTH": 10000,
+    # Seconds after which a claim never run is due again.
+    "DJANGOFEEDS_CLAIM_TIMEOUT": 900,
+    # Posts kept per feed, newest first (0: no bound).
+    "DJANGOFEEDS_KEEP_POSTS": 1000,
+    # Import runs kept: this many days, and always the last N of each feed.
+    "DJANGOFEEDS_KEEP_RUNS_DAYS": 14,
+    "DJANGOFEEDS_KEEP_RUNS_PER_FEED": 10,
+    # Celery's own setting: seconds a task result is kept (the cleanup prunes
+    # this app's older results when django-celery-results is installed).
+    "CELERY_RESULT_EXPIRES": 24 * 3600,
+}
+
+
+def __getattr__(name):
+    if name not in DEFAULTS:
+        raise AttributeError(f"djangofeeds has no setting {name!r}")
+    return getattr(settings, name, DEFAULTS[name])
