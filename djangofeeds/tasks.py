@@ -141,8 +141,9 @@ def run_import(
     import's fencing number, then raised as ``ImportCrashed``.
     """
     recorded = {"task_id": task_id, "worker": worker, "refresh_run": refresh_run}
-    lock_cache = conf.DJANGOFEEDS_LOCK_CACHE
-    with CacheLock(lock_key(task_name, url), expire=conf.DJANGOFEEDS_LOCK_EXPIRE, using=lock_cache) as lock:
+    key = lock_key(task_name, url)
+    expire, lock_cache = conf.DJANGOFEEDS_LOCK_EXPIRE, conf.DJANGOFEEDS_LOCK_CACHE
+    with CacheLock(key, expire=expire, using=lock_cache) as lock:
         if not lock.acquired:
             error = "another worker is importing this feed"
             return record_attempt(url, Outcome.SKIPPED, error=error, **recorded)
