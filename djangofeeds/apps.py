@@ -6,6 +6,8 @@ from django.apps import AppConfig
 class DjangofeedsConfig(AppConfig):
     name = "djangofeeds"
     verbose_name = "Feeds"
+    # The apps' migrations use 64-bit keys, whatever the host's DEFAULT_AUTO_FIELD.
+    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
         from djangofeeds import checks  # noqa: F401  (registers the system checks)

@@ -1,27 +1,107 @@
-"""System checks: the lock only works in a cache that every worker process shares."""
+"""System checks: djangofeeds' settings, caught at start-up instead of at the first import.
+
+- ``djangofeeds.E001``: a setting of the wrong type or out of range.
+- ``djangofeeds.E002``: the poll interval's bounds are the wrong way round.
+- ``djangofeeds.E003``: the lock expires before a fetch may end.
+- ``djangofeeds.E004``: the lock cache names no cache in ``CACHES``.
+- ``djangofeeds.W001``: the lock cache is not shared between processes.
+"""
 
 from django.conf import settings
-from django.core.checks import Warning, register
+from django.core.checks import Error, Warning, register
 
 from djangofeeds import conf
+from djangofeeds.transport import DEADLINE_TIMEOUTS
 
 PROCESS_LOCAL_CACHES = {
     "django.core.cache.backends.locmem.LocMemCache": "keeps its data inside one process",
     "django.core.cache.backends.dummy.DummyCache": "stores nothing",
 }
 
+# Whole numbers, each with its smallest sensible value.
+WHOLE_NUMBERS = {
+    "DJANGOFEEDS_LOCK_EXPIRE": 1,
+    "DJANGOFEEDS_FETCH_TIMEOUT": 1,
+    "DJANGOFEEDS_MAX_BYTES": 1,
+    "DJANGOFEEDS_REFRESH_INTERVAL": 1,
+    "DJANGOFEEDS_MIN_POLL_INTERVAL": 1,
+    "DJANGOFEEDS_MAX_POLL_INTERVAL": 1,
+    "DJANGOFEEDS_TICK_BATCH": 1,
+    "DJANGOFEEDS_QUEUE_DEPTH": 1,
+    "DJANGOFEEDS_CLAIM_TIMEOUT": 1,
+    "DJANGOFEEDS_KEEP_POSTS": 0,
+    "DJANGOFEEDS_KEEP_RUNS_DAYS": 0,
+    "DJANGOFEEDS_KEEP_RUNS_PER_FEED": 0,
+}
+
+
+def bad_whole_numbers(names, read, check_id):
+    """An ``Error`` for each setting in ``names`` that is not a whole number >= its minimum."""
+    errors = []
+    for name, minimum in names.items():
+        value = read(name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            errors.append(
+                Error(
+                    f"{name} must be a whole number of at least {minimum}, not {value!r}.",
+                    hint=f"Set {name} in your settings, or remove it to use the default.",
+                    id=check_id,
+                )
+            )
+    return errors
+
+
+@register()
+def check_settings(app_configs, **kwargs):
+    errors = bad_whole_numbers(WHOLE_NUMBERS, lambda name: getattr(conf, name), "djangofeeds.E001")
+    if errors:
+        return errors  # the checks below compare these numbers
+    if conf.DJANGOFEEDS_MIN_POLL_INTERVAL > conf.DJANGOFEEDS_MAX_POLL_INTERVAL:
+        errors.append(
+            Error(
+                "DJANGOFEEDS_MIN_POLL_INTERVAL is longer than DJANGOFEEDS_MAX_POLL_INTERVAL.",
+                id="djangofeeds.E002",
+            )
+        )
+    # The task is stopped at 80% of the lock's lease (its soft time limit): a
+    # fetch allowed to run longer would be cut short every time.
+    fetch_deadline = conf.DJANGOFEEDS_FETCH_TIMEOUT * DEADLINE_TIMEOUTS
+    soft_limit = conf.DJANGOFEEDS_LOCK_EXPIRE * 0.8
+    if soft_limit <= fetch_deadline:
+        errors.append(
+            Error(
+                f"DJANGOFEEDS_LOCK_EXPIRE ({conf.DJANGOFEEDS_LOCK_EXPIRE}s) is too short: an "
+                f"import is stopped after {soft_limit:g}s, but one fetch may take "
+                f"{fetch_deadline}s ({DEADLINE_TIMEOUTS} x DJANGOFEEDS_FETCH_TIMEOUT).",
+                hint="Raise DJANGOFEEDS_LOCK_EXPIRE or lower DJANGOFEEDS_FETCH_TIMEOUT.",
+                id="djangofeeds.E003",
+            )
+        )
+    return errors
+
 
 @register()
 def check_lock_cache(app_configs, **kwargs):
     alias = conf.DJANGOFEEDS_LOCK_CACHE
-    backend = settings.CACHES.get(alias, {}).get("BACKEND", "")
+    if alias not in settings.CACHES:
+        return [
+            Error(
+                f"DJANGOFEEDS_LOCK_CACHE is {alias!r}, which is not a cache in CACHES.",
+                hint=f"Name one of: {', '.join(sorted(settings.CACHES))}.",
+                id="djangofeeds.E004",
+            )
+        ]
+    backend = settings.CACHES[alias].get("BACKEND", "")
     if backend not in PROCESS_LOCAL_CACHES:
         return []
     return [
         Warning(
             f"The cache {alias!r} used for feed import locks {PROCESS_LOCAL_CACHES[backend]}: "
             "two worker processes could import the same feed at once.",
-            hint="Set MEMCACHED_LOCATION, or keep the DatabaseCache default, for the lock cache.",
+            hint=(
+                f"Point CACHES[{alias!r}] (or DJANGOFEEDS_LOCK_CACHE) at a cache every worker "
+                "shares: PyMemcacheCache (memcached), RedisCache or DatabaseCache."
+            ),
             id="djangofeeds.W001",
         )
     ]

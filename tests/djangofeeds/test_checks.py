@@ -1,8 +1,9 @@
-"""The system check on the lock's cache: a process-local cache gets a warning."""
+"""The system checks: bad settings and a process-local lock cache are reported at start-up."""
 
 import pytest
 
-from djangofeeds.checks import check_lock_cache
+from djangofeeds import conf
+from djangofeeds.checks import check_lock_cache, check_settings
 from djangofeeds.lock_backends import GenericCache
 from djangofeeds.locks import CacheLock
 
@@ -24,3 +25,50 @@ def test_lock_on_a_process_local_cache_falls_back_and_the_check_warns(settings):
 def test_lock_check_is_quiet_for_shared_caches(lock_cache):
     """The system check says nothing when the lock's cache is shared."""
     assert check_lock_cache(None) == []
+
+
+def test_lock_check_hint_names_django_caches_setting(settings):
+    """The warning's hint names Django's CACHES setting, not this project's variables."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    [warning] = check_lock_cache(None)
+    assert "CACHES['default']" in warning.hint and "MEMCACHED_LOCATION" not in warning.hint
+
+
+def test_lock_check_refuses_a_lock_cache_that_does_not_exist(settings):
+    """A lock cache alias missing from CACHES is an error naming the aliases there are."""
+    settings.DJANGOFEEDS_LOCK_CACHE = "locks"
+    [error] = check_lock_cache(None)
+    assert error.id == "djangofeeds.E004" and "default" in error.hint
+
+
+@pytest.mark.parametrize("value", ["600", -1, 0, 2.5, True, None])
+def test_settings_check_refuses_a_lock_expiry_that_is_not_a_positive_whole_number(settings, value):
+    """A lock expiry that is a string, negative, zero, a float or a bool is djangofeeds.E001."""
+    settings.DJANGOFEEDS_LOCK_EXPIRE = value
+    assert [error.id for error in check_settings(None)] == ["djangofeeds.E001"]
+
+
+def test_settings_check_refuses_a_lock_expiry_below_the_fetch_deadline(settings):
+    """A lock lease shorter than one fetch may take is djangofeeds.E003, with both numbers."""
+    settings.DJANGOFEEDS_FETCH_TIMEOUT = 10
+    settings.DJANGOFEEDS_LOCK_EXPIRE = 30  # stopped at 24 s; a fetch may take 30 s
+    [error] = check_settings(None)
+    assert error.id == "djangofeeds.E003" and "24s" in error.msg and "30s" in error.msg
+    settings.DJANGOFEEDS_LOCK_EXPIRE = 60
+    assert check_settings(None) == []
+
+
+def test_settings_check_refuses_poll_bounds_the_wrong_way_round(settings):
+    """A minimum poll interval above the maximum is djangofeeds.E002."""
+    settings.DJANGOFEEDS_MIN_POLL_INTERVAL = 7200
+    settings.DJANGOFEEDS_MAX_POLL_INTERVAL = 3600
+    assert [error.id for error in check_settings(None)] == ["djangofeeds.E002"]
+
+
+def test_settings_check_passes_on_every_default(settings):
+    """With none of the app's settings set, every check passes: the defaults are consistent."""
+    for name in conf.DEFAULTS:
+        if hasattr(settings, name):
+            delattr(settings, name)
+    assert check_settings(None) == []
+    assert conf.DEFAULTS["DJANGOFEEDS_LOCK_EXPIRE"] == conf.DJANGOFEEDS_LOCK_EXPIRE

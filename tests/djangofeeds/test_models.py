@@ -1,5 +1,6 @@
 """djangofeeds.models: due feeds, subscriptions and fencing numbers."""
 
+import os
 from datetime import timedelta
 
 import pytest
@@ -56,3 +57,15 @@ def test_next_fence_creates_the_feed_and_gives_each_holder_a_higher_number():
 
     assert second.pk == first.pk and second.fence > first.fence
     assert Feed.objects.get(pk=first.pk).fence == second.fence
+
+
+def test_apps_need_no_migration_on_a_host_with_32_bit_keys():
+    """On a host with Django's default AutoField, the apps have no pending migration."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings_apps"}
+    command = [sys.executable, "-m", "django", "makemigrations", "--check", "--dry-run"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No changes detected" in done.stdout
