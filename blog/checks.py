@@ -30,7 +30,7 @@ def check_trusted_proxies(app_configs, **kwargs):
     if isinstance(proxies, str) or not isinstance(proxies, list | tuple):
         return [
             Error(
-                f"BLOG_TRUSTED_PROXIES must be a list of IP addresses or networks, not {proxies!r}.",
+                f"BLOG_TRUSTED_PROXIES must be a list of IP addresses or networks, not {proxies!r}",
                 hint='For example BLOG_TRUSTED_PROXIES = ["10.0.0.5", "172.16.0.0/12"].',
                 id="blog.E002",
             )
