@@ -20,15 +20,15 @@ from tests.support.workers import WorkerProcess
 
 def pytest_sessionfinish(session, exitstatus):
     """Remove this session's scratch folder, and its keys or queues on a shared broker."""
-    prefix = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("global_keyprefix")
+    prefix = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}).get("global_keyprefix")
     if prefix:
         client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
         keys = list(client.scan_iter(match=f"{prefix}*"))
         if keys:
             client.delete(*keys)
-    if broker.broker_kind(settings.CELERY_BROKER_URL) == "amqp":
+    if broker.broker_kind(getattr(settings, "CELERY_BROKER_URL", "")) == "amqp":
         delete_session_queues()
-    var_dir = Path(settings.VAR_DIR)
+    var_dir = Path(getattr(settings, "VAR_DIR", settings.DATABASES["default"]["NAME"]))
     if var_dir.parent == Path(tempfile.gettempdir()) and var_dir.name.startswith("project-tests-"):
         shutil.rmtree(var_dir, ignore_errors=True)
 
@@ -65,7 +65,7 @@ def memcached_cache(settings, memcached):
         "default": {
             "BACKEND": "django.core.cache.backends.memcached.PyMemcacheCache",
             "LOCATION": memcached.location,
-            "OPTIONS": settings.MEMCACHED_OPTIONS,
+            "OPTIONS": getattr(settings, "MEMCACHED_OPTIONS", {}),
         }
     }
     return memcached

@@ -4,6 +4,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from djangofeeds import conf
 from djangofeeds.schedule import BACKOFF_CAP, backoff, poll_delay, publishing_rate
 
 
@@ -26,9 +27,7 @@ def test_adaptive_interval_stays_within_its_bounds(settings):
             delay = poll_delay(gap, None if age is None else now - age, now=now)
             assert shortest <= delay <= longest, (gap, age, delay)
     # Without any date: the configured interval.
-    assert poll_delay(None, None, now=now) == timedelta(
-        seconds=settings.DJANGOFEEDS_REFRESH_INTERVAL
-    )
+    assert poll_delay(None, None, now=now) == timedelta(seconds=conf.DJANGOFEEDS_REFRESH_INTERVAL)
 
 
 def test_publishing_rate_ignores_undated_and_future_entries():

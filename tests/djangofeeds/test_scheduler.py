@@ -11,7 +11,7 @@ from django.db import connection, connections
 from django.utils import timezone
 from django_celery_results.models import TaskResult
 
-from djangofeeds import tasks
+from djangofeeds import conf, tasks
 from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
 from djangofeeds.tasks import enqueue_imports, import_feed, lock_key, refresh_feeds
 from project.celery import app as celery_app
@@ -45,7 +45,7 @@ def test_a_stale_claim_is_claimed_again_and_its_old_message_does_nothing(
     old_claim = Feed.objects.get().claimed_at
 
     # The claim's time runs out (as if its message was lost or its worker died).
-    past = timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT + 1)
+    past = timedelta(seconds=conf.DJANGOFEEDS_CLAIM_TIMEOUT + 1)
     Feed.objects.update(claimed_at=old_claim - past, next_check_at=timezone.now() - timedelta(1))
     again = refresh_feeds.apply().get()
 
@@ -229,7 +229,7 @@ def test_a_worker_killed_mid_import_is_claimed_again_after_the_timeout(
     assert refresh_feeds.apply().get()["queued"] == 0  # still claimed: not sent twice
     key = lock_key(import_feed.name, url)
     wait_until(lambda: cache.get(key) is None, 20, "the dead worker's lock never expired")
-    stale = claimed_at + timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT)
+    stale = claimed_at + timedelta(seconds=conf.DJANGOFEEDS_CLAIM_TIMEOUT)
     wait_until(lambda: timezone.now() > stale, 20)
     assert refresh_feeds.apply().get()["queued"] == 1
 

@@ -5,10 +5,9 @@ import time
 from hashlib import md5
 
 import pytest
-from django.conf import settings
 from django.utils import timezone
 
-from djangofeeds import tasks
+from djangofeeds import conf, tasks
 from djangofeeds.claims import claim_feeds
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
@@ -37,7 +36,7 @@ def test_lock_key_is_the_cookbooks():
 
 def test_import_feed_task_limits_sit_below_the_lock_expiry():
     """The task's time limits end before its lock expires; it acks late."""
-    assert import_feed.soft_time_limit < import_feed.time_limit < settings.DJANGOFEEDS_LOCK_EXPIRE
+    assert import_feed.soft_time_limit < import_feed.time_limit < conf.DJANGOFEEDS_LOCK_EXPIRE
     assert import_feed.acks_late and import_feed.reject_on_worker_lost
 
 
@@ -124,7 +123,7 @@ def test_a_dead_feed_backs_off_through_its_schedule(feed_server, settings):
         result = import_feed.apply(args=[url]).get()
         elapsed = time.monotonic() - started
         assert result["status"] == "failed" and "timed out" in result["error"]
-        assert elapsed < 3 * settings.DJANGOFEEDS_FETCH_TIMEOUT + 2  # no retry inside the task
+        assert elapsed < 3 * conf.DJANGOFEEDS_FETCH_TIMEOUT + 2  # no retry inside the task
         delays.append(Feed.objects.get(url=url).next_check_at - timezone.now())
 
     assert feed_server.hits("/dead.xml") == 3
@@ -288,7 +287,7 @@ def test_refresh_feeds_claims_due_active_feeds_once(purge_queues):
     claimed = Feed.objects.filter(claimed_at__isnull=False)
     assert {feed.url for feed in claimed} == {"http://a.example/feed", "http://b.example/feed"}
     # The claim's deadline is the feeds' next check: a claim never finished comes due again.
-    deadline = timezone.now() + timezone.timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT)
+    deadline = timezone.now() + timezone.timedelta(seconds=conf.DJANGOFEEDS_CLAIM_TIMEOUT)
     assert all(abs(feed.next_check_at - deadline).total_seconds() < 5 for feed in claimed)
     summary = RefreshRun.objects.get()
     assert summary.pk == first["refresh_run"]
@@ -350,8 +349,7 @@ def test_a_round_whose_claims_ran_out_is_closed_with_the_feeds_never_run(setting
     Feed.objects.create(url="http://lost.example/feed")
     round_id = refresh_feeds.apply().get()["refresh_run"]
     RefreshRun.objects.filter(pk=round_id).update(
-        started_at=timezone.now()
-        - timezone.timedelta(seconds=settings.DJANGOFEEDS_CLAIM_TIMEOUT + 1)
+        started_at=timezone.now() - timezone.timedelta(seconds=conf.DJANGOFEEDS_CLAIM_TIMEOUT + 1)
     )
 
     refresh_feeds.apply().get()
