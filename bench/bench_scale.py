@@ -39,7 +39,7 @@ FEEDS = int(os.environ.get("BENCH_SCALE_FEEDS", 100_000))
 MIX_FEEDS = int(os.environ.get("BENCH_SCALE_MIX_FEEDS", max(FEEDS // 5, 100)))
 SIM_FEEDS = int(os.environ.get("BENCH_SCALE_SIM_FEEDS", 1_000_000))
 WORKERS = 2
-# 2 x 8 prefork processes on 2 cores, as the README advises for worker-feeds:
+# 2 x 8 prefork processes on 2 cores, as docs/celery-and-scaling.md advises for worker-feeds:
 # processes waiting on a dead feed's fetch use no CPU, so the others keep the cores.
 CONCURRENCY = int(os.environ.get("BENCH_SCALE_CONCURRENCY", 8))
 TICK_INTERVAL = 5  # seconds, beat's (migration 0004)
@@ -559,7 +559,8 @@ def write(report, raw, times_304):
             "here) once per check, then the feed backs off (5 min, doubling): a dead feed costs "
             f"one timeout per check, never retries in the task. With 2% timeouts on {processes} "
             "processes that still weighs; more prefork processes per core absorb it, since a "
-            'waiting fetch uses no CPU (BENCH_SCALE_CONCURRENCY; README, "Running at scale"). '
+            "waiting fetch uses no CPU (BENCH_SCALE_CONCURRENCY; docs/celery-and-scaling.md, "
+            '"Running at scale"). '
             "The threads pool would too, but it has no time limits: a stuck import could not be "
             "stopped before its lock expires."
         )

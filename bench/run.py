@@ -121,7 +121,8 @@ def write_docs(reports, seconds, started_at):
         "this file. The targets are those of SPEC §7; every figure below comes from that one",
         "run, ours and the baseline side by side (the machine is shared and noisy: compare",
         "the ratios, not absolute times across runs). Raw numbers: `bench/results/*.json`.",
-        'How to run and what each script does: `bench/` and the README, "Benchmarks".',
+        "How to run and what each script does: `bench/` and"
+        " [Development](development.md#benchmarks).",
         "",
         markdown_table(rows),
         "",

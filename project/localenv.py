@@ -6,7 +6,7 @@ and the development flags) if it is missing; the settings read it, so
 configuration, with nothing exported. A variable set in the environment wins
 over the file. ``DJANGO_ENV_FILE`` names another file, or none when empty (the
 tests and benchmarks set their own environment). Not ``.env``: that is
-docker compose's file of production secrets (README, "Production").
+docker compose's file of production secrets (docs/operations.md).
 """
 
 import os
@@ -27,7 +27,7 @@ HEADER = """\
 # Development settings of this checkout, written by `make run` and read by
 # project/settings.py for make run, manage.py and celery alike. Never commit it;
 # never use it in production. A variable exported in the shell wins over this
-# file. Any variable of the README's "Configuration" table may be set here.
+# file. Any variable of docs/configuration.md's table may be set here.
 """
 # Settings that decide where and how the stack runs: exported in make run's
 # shell but not in the file, the commands of another terminal would differ.

@@ -1,10 +1,10 @@
-"""Settings for the project, read from the environment (see README, "Configuration").
+"""Settings for the project, read from the environment (see docs/configuration.md).
 
 With no environment at all the project runs on embedded defaults: SQLite, a
 filesystem Celery broker under ``var/``, Django's DatabaseCache for locks and the
 local spam rules. What holds logic lives beside it: env.py (reading and checking
 variables), backends.py (database and cache), broker.py (broker options).
-Every variable below is listed in the README's table; a test keeps the two in step.
+Every variable below is listed in docs/configuration.md's table; a test keeps the two in step.
 """
 
 from datetime import timedelta

@@ -1,4 +1,4 @@
-"""docker-compose.yml, the Dockerfile and the README agree with the code they describe.
+"""docker-compose.yml, the Dockerfile and the docs agree with the code they describe.
 
 Docker cannot run here, so these read the files and check every name they use
 against what exists: modules, commands, queues, settings.
@@ -181,15 +181,16 @@ def test_dockerfile_matches_python_and_requirements():
     assert "collectstatic" in dockerfile
 
 
-def readme_configuration_variables():
-    readme = (BASE / "README.md").read_text()
-    section = readme.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+def documented_environment_variables():
+    """The variables of docs/configuration.md's "Environment variables" table."""
+    page = (BASE / "docs" / "configuration.md").read_text()
+    section = page.split("\n## Environment variables\n", 1)[1].split("\n## ", 1)[0]
     return set(re.findall(r"^\| `([A-Z0-9_]+)`", section, re.MULTILINE))
 
 
-def test_readme_configuration_table_lists_every_variable():
-    """The README's configuration table and the settings name the same variables."""
-    assert readme_configuration_variables() == settings_variables()
+def test_docs_configuration_table_lists_every_variable():
+    """docs/configuration.md's environment table and the settings name the same variables."""
+    assert documented_environment_variables() == settings_variables()
 
 
 def test_requirements_are_pinned():

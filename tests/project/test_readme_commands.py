@@ -1,11 +1,11 @@
-"""Every command the README shows runs as written, after ``make run``, in a fresh shell.
+"""Every command the README and docs/ show runs as written, after ``make run``, in a fresh shell.
 
-The README is parsed, so a command added to it is run here too: each
-``.venv/bin/...`` line of its shell blocks and each such inline command, typed
-into ``bash`` in a copy of the checkout where the stack runs, with nothing
+README.md and docs/*.md are parsed, so a command added to them is run here too:
+each ``.venv/bin/...`` line of their shell blocks and each such inline command,
+typed into ``bash`` in a copy of the checkout where the stack runs, with nothing
 exported (PATH and HOME only). Two things differ from a developer's machine,
 both substitutions of an address: the stack listens on a free port instead of
-8000, and the README's example feed on the internet is served by a local feed
+8000, and the docs' example feed on the internet is served by a local feed
 server.
 """
 
@@ -29,7 +29,9 @@ from tests.support.feed_server import numbered_items, rss
 from tests.support.processes import WatchedProcess
 from tests.support.services import free_port
 
-README = Path(settings.BASE_DIR) / "README.md"
+BASE = Path(settings.BASE_DIR)
+# The README first, then the topic pages, in a stable order (commands run in it).
+DOCUMENTS = [BASE / "README.md", *sorted((BASE / "docs").glob("*.md"))]
 SITE = "http://127.0.0.1:8000/"
 EXAMPLE_FEED = "https://www.djangoproject.com/rss/weblog/"
 FENCE = re.compile(
@@ -37,7 +39,7 @@ FENCE = re.compile(
 )  # list items indent theirs
 # What a developer types in the checkout: the virtualenv's programs, maybe after VAR=value.
 COMMAND = re.compile(r"^(?:[A-Z_]+=\S+ )*(?:\.venv/bin/\S+|cat var/)")
-# Shown in the README but not run by this test, and why.
+# Shown in the docs but not run by this test, and why.
 NOT_RUN_HERE = {
     "-m tests.support.akismet_server": "a test tool on a fixed port; the tests run it on free ones",
     "-m bench.": "benchmarks need PostgreSQL and minutes (make bench)",
@@ -53,8 +55,13 @@ PASSWORD = "a-new-Password-for-the-readme-test"
 TYPED = {"changepassword": f"{PASSWORD}\n{PASSWORD}\n"}
 
 
+def documented_commands():
+    """The commands of README.md and docs/*.md, file by file in reading order."""
+    return [command for path in DOCUMENTS for command in readme_commands(path.read_text())]
+
+
 def readme_commands(text):
-    """The README's commands in reading order: shell block lines, then inline ones."""
+    """One document's commands in reading order: shell block lines, then inline ones."""
     commands = []
     for language, body in FENCE.findall(text):
         if language in ("", "sh"):
@@ -67,9 +74,16 @@ def readme_commands(text):
     return commands
 
 
-def shell_session(text):
-    """The README's ``>>>`` session (its only python block)."""
-    return next(body for language, body in FENCE.findall(text) if language == "python")
+def shell_session():
+    """The docs' ``>>>`` session: the one python block that is typed into a shell."""
+    sessions = [
+        body
+        for path in DOCUMENTS
+        for language, body in FENCE.findall(path.read_text())
+        if language == "python" and body.lstrip().startswith(">>>")
+    ]
+    assert len(sessions) == 1, f"expected one >>> session in the docs, found {len(sessions)}"
+    return sessions[0]
 
 
 def doctest_of(session):
@@ -77,7 +91,7 @@ def doctest_of(session):
     return (
         "import doctest, sys\n"
         f"session = {session!r}\n"
-        "test = doctest.DocTestParser().get_doctest(session, {}, 'README', 'README.md', 0)\n"
+        "test = doctest.DocTestParser().get_doctest(session, {}, 'docs', 'docs', 0)\n"
         "flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE\n"
         "runner = doctest.DocTestRunner(optionflags=flags)\n"
         "runner.run(test)\n"
@@ -96,8 +110,9 @@ def running_stack(tmp_path):
 
 
 def test_readme_lists_each_command_of_the_project():
-    """The parse finds the README's commands, one at least for every management command."""
-    commands = " ".join(readme_commands(README.read_text()))
+    """The parse finds the docs' commands, one at least for every management command."""
+    assert BASE / "docs" / "feeds.md" in DOCUMENTS  # the topic pages are read, not only the README
+    commands = " ".join(documented_commands())
     for name in (
         "addfeed",
         "import_feeds",
@@ -115,11 +130,11 @@ def test_readme_lists_each_command_of_the_project():
 
 
 def test_readme_commands_work_as_written_after_make_run(running_stack, feed_server):
-    """After make run, each README command exits 0 from another shell with nothing exported."""
-    text = README.read_text()
+    """After make run, each command of the docs exits 0 from another shell with nothing exported."""
+    text = "".join(path.read_text() for path in DOCUMENTS)
     assert SITE in text and EXAMPLE_FEED in text  # the substitutions below are not vacuous
     example_feed = feed_server.serve("/rss/weblog/", rss(numbered_items(3), title="Weblog"))
-    commands = readme_commands(text)
+    commands = documented_commands()
     ran = []
     for written in commands:
         if any(part in written for part in NOT_RUN_HERE):
@@ -131,7 +146,7 @@ def test_readme_commands_work_as_written_after_make_run(running_stack, feed_serv
         if long_running:
             check_long_running(command, *long_running, stack=running_stack)
         elif re.search(r"manage\.py shell$", command):
-            typed = doctest_of(shell_session(text))
+            typed = doctest_of(shell_session())
             result = type_in_shell(running_stack, command, stdin=typed)
             assert result.returncode == 0, f"{written}\n{result.stdout}{result.stderr}"
         else:

@@ -18,7 +18,7 @@ from tests.support.processes import WatchedProcess
 def copy_project(target):
     """The project's code, without its database, broker folder, .env.local or virtualenv.
 
-    ``.venv`` links to the virtualenv running the tests, so the README's
+    ``.venv`` links to the virtualenv running the tests, so the docs'
     ``.venv/bin/python`` and ``.venv/bin/celery`` work in the copy.
     """
     base = Path(settings.BASE_DIR)
