@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 from django.contrib import admin, messages
+from django.contrib.admin.views.main import ORDER_VAR
 from django.core.cache import cache
 from django.db import models
 from django.db.models import Count, OuterRef, Q, Subquery
@@ -14,6 +15,7 @@ from django.utils.html import format_html
 from django.utils.translation import ngettext
 
 from djangofeeds.models import Category, Enclosure, Feed, ImportRun, Outcome, Post, RefreshRun
+from djangofeeds.search import search_posts
 from djangofeeds.tasks import enqueue_imports
 
 # A URL typed without a scheme is taken as https (Django 6's default).
@@ -242,11 +244,25 @@ class PostAdmin(ReadOnlyAdmin):
     list_display = ["title", "feed", "author", "published_at", "imported_at"]
     list_filter = [CategoryFilter, "feed", "published_at"]
     list_select_related = ["feed"]
-    search_fields = ["title", "link", "guid", "categories__name"]
+    # Shown as the search box; get_search_results searches the full text instead.
+    search_fields = ["title", "content"]
+    search_help_text = "Words of the title or content, best matches first; or a post's URL or GUID."
     date_hierarchy = "published_at"
     inlines = [EnclosureInline]
     # No COUNT(*) of millions of rows on every changelist page.
     show_full_result_count = False
+
+    def get_search_results(self, request, queryset, search_term):
+        """The pages' full-text search (djangofeeds.search); a URL finds its post exactly."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        if "://" in term and " " not in term:
+            return queryset.filter(Q(link=term) | Q(guid=term)), False
+        found = search_posts(queryset, term)  # best match first...
+        if ORDER_VAR in request.GET:  # ...unless a column header was clicked
+            found = found.order_by(*queryset.query.order_by)
+        return found, False
 
 
 @admin.register(Category)

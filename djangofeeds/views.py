@@ -1,10 +1,13 @@
 """Pages: the latest posts of all active feeds (or of one category), one feed, one post."""
 
+from urllib.parse import urlencode
+
 from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404, render
 
 from djangofeeds.models import Category, Feed, Post
+from djangofeeds.search import MAX_MATCHES, clean_query, search_posts
 
 POSTS_PER_PAGE = 25
 # Chips under a post: a post with 50 categories shows the first few.
@@ -24,12 +27,19 @@ def post_list(request):
     if request.GET.get("category", "").isdigit():
         category = get_object_or_404(Category, pk=request.GET["category"])
         posts = posts.filter(categories=category)
+    query = clean_query(request.GET.get("q", ""))
+    if query:
+        posts = search_posts(posts, query)
     page = Paginator(with_media(posts), POSTS_PER_PAGE).get_page(request.GET.get("page"))
+    kept = {"category": category.pk if category else None, "q": query}
+    page_query = urlencode({name: value for name, value in kept.items() if value})
     context = {
         "page": page,
         "feeds": Feed.objects.active(),
         "category": category,
-        "page_query": f"category={category.pk}&" if category else "",
+        "query": query,
+        "max_matches": MAX_MATCHES,
+        "page_query": f"{page_query}&" if page_query else "",
         "categories_shown": CATEGORIES_SHOWN,
     }
     return render(request, "djangofeeds/post_list.html", context)

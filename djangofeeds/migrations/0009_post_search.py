@@ -1,0 +1,20 @@
+# Full-text search of posts: each database's own structure (djangofeeds.search_schema).
+
+from django.db import migrations
+
+from djangofeeds import search_schema
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [
+        ('djangofeeds', '0006_feed_body_hash'),
+    ]
+
+    operations = [
+        # Outside the model: a generated column (PostgreSQL), FULLTEXT indexes
+        # (MariaDB/MySQL) or an FTS5 table with triggers (SQLite), by vendor.
+        # Not atomic of its own: MariaDB cannot run DDL in a transaction (PostgreSQL and
+        # SQLite run the whole migration in one anyway).
+        migrations.RunPython(search_schema.create, search_schema.drop, atomic=False),
+    ]

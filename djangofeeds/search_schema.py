@@ -1,0 +1,129 @@
+"""The search structures of each database, built by migration 0009 (see ``djangofeeds.search``).
+
+PostgreSQL: a stored generated column, so every writer (the importer's bulk
+upsert, the admin, raw SQL) keeps it right in the same statement, computed in
+C with no trigger call; MariaDB: FULLTEXT indexes; SQLite: an external-content
+FTS5 table kept by triggers (when SQLite has FTS5).
+"""
+
+from django.db import DatabaseError, transaction
+
+# The text search configuration of PostgreSQL's column and queries (they must agree).
+SEARCH_CONFIG = "english"
+# The first characters of a post's content that are indexed: a tsvector holds at
+# most 1 MB, and an import must not fail on a huge post.
+INDEXED_CHARS = 100_000
+FTS_TABLE = "djangofeeds_post_fts"
+POST_TABLE = "djangofeeds_post"
+
+POSTGRESQL = [
+    f"""ALTER TABLE {POST_TABLE} ADD COLUMN search_vector tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector('{SEARCH_CONFIG}'::regconfig, left(title, {INDEXED_CHARS})), 'A')
+        || setweight(to_tsvector('{SEARCH_CONFIG}'::regconfig, left(content, {INDEXED_CHARS})), 'B')
+    ) STORED""",
+    f"CREATE INDEX post_search_idx ON {POST_TABLE} USING gin (search_vector)",
+]
+POSTGRESQL_REVERSE = [
+    "DROP INDEX IF EXISTS post_search_idx",
+    f"ALTER TABLE {POST_TABLE} DROP COLUMN IF EXISTS search_vector",
+]
+MYSQL = [
+    f"ALTER TABLE {POST_TABLE} ADD FULLTEXT INDEX post_search_ft (title, content)",
+    f"ALTER TABLE {POST_TABLE} ADD FULLTEXT INDEX post_search_title_ft (title)",
+]
+MYSQL_REVERSE = [
+    f"ALTER TABLE {POST_TABLE} DROP INDEX post_search_title_ft",
+    f"ALTER TABLE {POST_TABLE} DROP INDEX post_search_ft",
+]
+SQLITE_TABLE = (
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(title, content,"
+    f" content='{POST_TABLE}', content_rowid='id',"
+    " tokenize='porter unicode61 remove_diacritics 2')"
+)
+# Django rebuilds a SQLite table to alter it, which drops its triggers:
+# ``repair_sqlite`` (after every migrate) puts them back.
+SQLITE_TRIGGERS = {
+    f"{FTS_TABLE}_insert": f"""CREATE TRIGGER {FTS_TABLE}_insert AFTER INSERT ON {POST_TABLE}
+    BEGIN
+        INSERT INTO {FTS_TABLE}(rowid, title, content) VALUES (new.id, new.title, new.content);
+    END""",
+    f"{FTS_TABLE}_delete": f"""CREATE TRIGGER {FTS_TABLE}_delete AFTER DELETE ON {POST_TABLE}
+    BEGIN
+        INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, title, content)
+        VALUES ('delete', old.id, old.title, old.content);
+    END""",
+    f"{FTS_TABLE}_update": f"""CREATE TRIGGER {FTS_TABLE}_update
+    AFTER UPDATE OF title, content ON {POST_TABLE}
+    BEGIN
+        INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, title, content)
+        VALUES ('delete', old.id, old.title, old.content);
+        INSERT INTO {FTS_TABLE}(rowid, title, content) VALUES (new.id, new.title, new.content);
+    END""",
+}
+
+
+def sqlite_has_fts5(connection):
+    """Whether this SQLite can create FTS5 tables (an optional part of its build)."""
+    try:
+        with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
+            cursor.execute("CREATE VIRTUAL TABLE temp.djangofeeds_fts5_probe USING fts5(x)")
+            cursor.execute("DROP TABLE temp.djangofeeds_fts5_probe")
+    except DatabaseError:
+        return False
+    return True
+
+
+def sqlite_objects(connection):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name FROM sqlite_master WHERE name LIKE %s", [f"{FTS_TABLE}%"])
+        return {name for (name,) in cursor.fetchall()}
+
+
+def sqlite_fts_ready(connection):
+    """Whether the FTS5 table exists (migration 0009 made it: SQLite has FTS5)."""
+    return FTS_TABLE in sqlite_objects(connection)
+
+
+def repair_sqlite(connection):
+    """Recreate missing triggers of an existing FTS5 table, and re-index; True if it had to."""
+    existing = sqlite_objects(connection)
+    missing = [name for name in SQLITE_TRIGGERS if name not in existing]
+    if FTS_TABLE not in existing or not missing:
+        return False
+    with connection.cursor() as cursor:
+        for name in missing:
+            cursor.execute(SQLITE_TRIGGERS[name])
+        cursor.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
+    return True
+
+
+def create(apps, schema_editor):
+    """Migration 0009, forwards: the structures of this database (none on others)."""
+    connection = schema_editor.connection
+    if connection.vendor == "postgresql":
+        statements = POSTGRESQL
+    elif connection.vendor == "mysql":
+        statements = MYSQL
+    elif connection.vendor == "sqlite" and sqlite_has_fts5(connection):
+        statements = [SQLITE_TABLE, *SQLITE_TRIGGERS.values()]
+        statements.append(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
+    else:  # no FTS5 (or another database): search falls back to substrings
+        return
+    for sql in statements:
+        schema_editor.execute(sql, params=None)
+
+
+def drop(apps, schema_editor):
+    """Migration 0009, backwards."""
+    connection = schema_editor.connection
+    if connection.vendor == "postgresql":
+        statements = POSTGRESQL_REVERSE
+    elif connection.vendor == "mysql":
+        statements = MYSQL_REVERSE
+    elif connection.vendor == "sqlite":
+        statements = [f"DROP TRIGGER IF EXISTS {name}" for name in SQLITE_TRIGGERS]
+        statements.append(f"DROP TABLE IF EXISTS {FTS_TABLE}")
+    else:
+        return
+    for sql in statements:
+        schema_editor.execute(sql, params=None)
