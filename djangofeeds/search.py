@@ -47,7 +47,9 @@ def query_words(text):
 def search_posts(queryset, text):
     """``queryset``'s posts matching ``text``, best first, annotated with ``search_rank``.
 
-    Title matches come before content-only matches. An empty query (or one with
+    Title matches come before content-only matches. The result keeps the
+    queryset's ``select_related`` and ``prefetch_related`` (not ``only``/``defer``).
+    On PostgreSQL the matching ids are read at once. An empty query (or one with
     no word, or only stop words) matches nothing.
     """
     text = clean_query(text)
@@ -67,8 +69,18 @@ def ranked(queryset, match, rank, *, newest_first=True):
     """Posts that ``match``, ordered by ``rank``; among the ``MAX_MATCHES`` newest if asked."""
     if newest_first:
         # The newest matches by id: an index scan that stops early when a word is common.
-        newest = queryset.filter(match).order_by("-pk").values("pk")[:MAX_MATCHES]
-        queryset = queryset.filter(pk__in=newest)
+        newest = queryset.filter(match).order_by("-pk").values_list("pk", flat=True)
+        newest = newest[:MAX_MATCHES]
+        if connections[queryset.db].vendor == "postgresql":
+            # Read once, the ids serve both the page and its count (a common word's
+            # scan is most of the cost). SQLite may allow fewer than 1,000 parameters.
+            newest = list(newest)
+        # The page is read from those ids alone: repeating the queryset's joins and
+        # filters outside lets the planner scan every post to join them.
+        outer = queryset.model._default_manager.using(queryset.db).filter(pk__in=newest)
+        outer.query.select_related = queryset.query.select_related
+        outer._prefetch_related_lookups = queryset._prefetch_related_lookups
+        queryset = outer
     else:  # MariaDB cannot LIMIT a subquery of IN
         queryset = queryset.filter(match)
     return queryset.annotate(search_rank=rank).order_by(
