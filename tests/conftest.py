@@ -17,6 +17,34 @@ from tests.support.feed_server import FeedServer
 from tests.support.services import Memcached, Redis
 from tests.support.workers import WorkerProcess
 
+# What only this repository's own site wires: worker processes on its queues,
+# its broker settings. Under settings without them (tests/settings_apps.py: the
+# apps alone in a host) the tests that need them are left out, and counted.
+PROJECT_WIRING = {
+    "worker_factory",
+    "celery_worker",
+    "spam_worker",
+    "use_broker",
+    "private_broker",
+    "purge_queues",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under a host's settings, leave out the tests that need the project's wiring."""
+    if hasattr(settings, "TEST_QUEUE_SUFFIX"):
+        return  # the project's own test settings: everything runs
+    wired = [
+        item
+        for item in items
+        if PROJECT_WIRING & set(getattr(item, "fixturenames", ()))
+        or item.get_closest_marker("project_wiring")
+    ]
+    if wired:
+        config.hook.pytest_deselected(items=wired)
+        items[:] = [item for item in items if item not in wired]
+        print(f"\n{len(wired)} tests need the project's own wiring: left out under these settings")
+
 
 def pytest_sessionfinish(session, exitstatus):
     """Remove this session's scratch folder, and its keys or queues on a shared broker."""
