@@ -62,6 +62,8 @@ def release_interrupted_imports():
 
 def load_demo_data(site):
     """A published blog entry, and the blog's own RSS as the first feed (beat imports it)."""
+    from django.urls import reverse
+
     from blog.models import Entry
     from djangofeeds.models import Feed
 
@@ -77,7 +79,7 @@ def load_demo_data(site):
             "is_published": True,
         },
     )
-    Feed.objects.subscribe(f"{site}blog/feed/", title="This blog")
+    Feed.objects.subscribe(site.rstrip("/") + reverse("blog:feed"), title="This blog")
 
 
 def ensure_dev_superuser():

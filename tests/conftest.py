@@ -218,3 +218,12 @@ def akismet_settings(settings, akismet):
     akismet_client.reset_client()
     yield settings
     akismet_client.reset_client()
+
+
+@pytest.fixture
+def bare_host(settings):
+    """A host of its own: the blog at journal/, the feeds at reader/ (tests.support.host_urls),
+    and no templates but the apps' own (no project DIRS: no base.html, no site.css)."""
+    settings.ROOT_URLCONF = "tests.support.host_urls"
+    settings.TEMPLATES = [{**engine, "DIRS": []} for engine in settings.TEMPLATES]
+    return settings
