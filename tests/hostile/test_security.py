@@ -20,7 +20,7 @@ from django.test import Client
 from django_celery_results.models import TaskResult
 
 from blog.models import Comment, CommentEvent
-from blog.redact import HideSecrets
+from project.redact import HideSecrets
 from djangofeeds.models import Feed, ImportRun
 from project.celery import app as celery_app
 from project.tasks import add
