@@ -1,6 +1,7 @@
 """blog/local_rules.py: the rules used without an Akismet key, and the verdict they give."""
 
 import pytest
+
 from blog import spam
 from blog.local_rules import LocalRulesBackend, local_reasons
 from blog.spam_backends import Verdict
