@@ -190,3 +190,25 @@ def akismet_settings(settings, akismet):
     akismet_client.reset_client()
     yield settings
     akismet_client.reset_client()
+
+
+@pytest.fixture
+def receive():
+    """``receive(signal, answer=None)``: the list a real receiver appends each sending's
+    arguments to; the receiver returns ``answer``."""
+    connected = []
+
+    def connect(signal, answer=None):
+        calls = []
+
+        def receiver(sender, signal, **kwargs):
+            calls.append({"sender": sender, **kwargs})
+            return answer
+
+        signal.connect(receiver, weak=False)
+        connected.append((signal, receiver))
+        return calls
+
+    yield connect
+    for signal, receiver in connected:
+        signal.disconnect(receiver)

@@ -11,26 +11,6 @@ from tests.support.importing import import_url
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def receive():
-    """``receive(signal)``: the list a real receiver appends each sending's arguments to."""
-    connected = []
-
-    def connect(signal):
-        calls = []
-
-        def receiver(sender, signal, **kwargs):
-            calls.append({"sender": sender, **kwargs})
-
-        signal.connect(receiver, weak=False)
-        connected.append((signal, receiver))
-        return calls
-
-    yield connect
-    for signal, receiver in connected:
-        signal.disconnect(receiver)
-
-
 def committed(capture, action):
     """Run ``action`` in the test's transaction; return the on-commit callbacks it left, unrun."""
     with capture(execute=False) as callbacks:
