@@ -1,7 +1,9 @@
 """Akismet as a spam backend, and this process's client: the key verified once, a refusal
 recorded for /healthz.
 
-Callers see only the akismet library's exceptions. The key is verified when the
+The client's functions raise only the akismet library's exceptions;
+``AkismetBackend`` turns them into the interface's (``blog.spam_backends``).
+Loaded only when this backend is in use. The key is verified when the
 client is first built (once per process: a forked child builds its own, see
 ``reset_client``); a key Akismet refuses is asked about again only after
 BLOG_AKISMET_KEY_RETRY_AFTER seconds, and is recorded in the cache, where

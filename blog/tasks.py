@@ -22,6 +22,8 @@ from blog.spam_backends import Refused, TemporaryFailure
 logger = logging.getLogger(__name__)
 Status, Kind = Comment.Status, CommentEvent.Kind
 
+# Worth trying again later, as the backend tells (Akismet: network errors,
+# timeouts, 5xx, and answers that are not Akismet's, a proxy's error page say).
 TRANSIENT = (TemporaryFailure,)
 
 
