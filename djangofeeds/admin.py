@@ -183,7 +183,7 @@ class FeedAdmin(admin.ModelAdmin):
 
     @admin.action(description="Deactivate", permissions=["change"])
     def deactivate(self, request, queryset):
-        count = queryset.update(is_active=False)
+        count = queryset.deactivate(f"deactivated by {request.user.get_username()} in the admin")
         self.message_user(
             request, ngettext("Deactivated %d feed.", "Deactivated %d feeds.", count) % count
         )

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from djangofeeds.addresses import url_problem
 from djangofeeds.sanitize import web_link
+from djangofeeds.signals import feed_deactivated, send_on_commit
 
 
 class Outcome(models.TextChoices):
@@ -30,6 +31,15 @@ class FeedQuerySet(models.QuerySet):
         return self.active().filter(
             models.Q(next_check_at__isnull=True) | models.Q(next_check_at__lte=now)
         )
+
+    def deactivate(self, reason="deactivated by a person"):
+        """Deactivate these feeds; ``feed_deactivated`` is sent for each one that was active."""
+        feeds = list(self.filter(is_active=True))
+        self.model.objects.filter(pk__in=[feed.pk for feed in feeds]).update(is_active=False)
+        for feed in feeds:
+            feed.is_active = False
+            send_on_commit(feed_deactivated, self.model, feed=feed, run=None, reason=reason)
+        return len(feeds)
 
 
 class InvalidFeedURL(ValueError):

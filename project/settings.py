@@ -137,7 +137,7 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = env_int("DJANGO_LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("DJANGO_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
-AXES_CLIENT_IP_CALLABLE = "blog.views.client_ip"
+AXES_CLIENT_IP_CALLABLE = "project.axes.client_ip"
 AXES_RESET_ON_SUCCESS = True
 # No banner on every manage.py command; failures and lockouts are still logged.
 AXES_VERBOSE = False
@@ -183,7 +183,7 @@ LOGGING = {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
     # No secret in any line: the akismet library's refusal quotes the key.
-    "filters": {"hide_secrets": {"()": "blog.redact.HideSecrets"}},
+    "filters": {"hide_secrets": {"()": "project.redact.HideSecrets"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",

@@ -227,3 +227,25 @@ def bare_host(settings):
     settings.ROOT_URLCONF = "tests.support.host_urls"
     settings.TEMPLATES = [{**engine, "DIRS": []} for engine in settings.TEMPLATES]
     return settings
+
+
+@pytest.fixture
+def receive():
+    """``receive(signal, answer=None)``: the list a real receiver appends each sending's
+    arguments to; the receiver returns ``answer``."""
+    connected = []
+
+    def connect(signal, answer=None):
+        calls = []
+
+        def receiver(sender, signal, **kwargs):
+            calls.append({"sender": sender, **kwargs})
+            return answer
+
+        signal.connect(receiver, weak=False)
+        connected.append((signal, receiver))
+        return calls
+
+    yield connect
+    for signal, receiver in connected:
+        signal.disconnect(receiver)

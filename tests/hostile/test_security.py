@@ -20,9 +20,9 @@ from django.test import Client
 from django_celery_results.models import TaskResult
 
 from blog.models import Comment, CommentEvent
-from blog.redact import HideSecrets
 from djangofeeds.models import Feed, ImportRun
 from project.celery import app as celery_app
+from project.redact import HideSecrets
 from project.tasks import add
 from tests.blog.helpers import fresh_ip, worker_env
 from tests.factories import CommentFactory, EntryFactory, FeedFactory
