@@ -1,11 +1,12 @@
 """The blog's templates: its own plain base and includes, which a host overrides in one file."""
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.utils import timezone
 
+import blog
 from tests.factories import EntryFactory
 from tests.support.comments import VALID
 from tests.support.pages import (
@@ -18,7 +19,7 @@ from tests.support.pages import (
 
 pytestmark = pytest.mark.django_db
 
-APP_TEMPLATES = settings.BASE_DIR / "blog" / "templates"
+APP_TEMPLATES = Path(blog.__file__).parent / "templates"
 
 
 def assert_complete_page(html, title):

@@ -1,8 +1,10 @@
 """The feeds' templates: their own plain base and includes, which a host overrides in one file."""
 
-import pytest
-from django.conf import settings
+from pathlib import Path
 
+import pytest
+
+import djangofeeds
 from djangofeeds.models import Category
 from djangofeeds.views import POSTS_PER_PAGE
 from tests.factories import FeedFactory, PostFactory
@@ -10,7 +12,7 @@ from tests.support.pages import PROJECT_TEMPLATES, attribute, elements, template
 
 pytestmark = pytest.mark.django_db
 
-APP_TEMPLATES = settings.BASE_DIR / "djangofeeds" / "templates"
+APP_TEMPLATES = Path(djangofeeds.__file__).parent / "templates"
 
 
 def test_feed_pages_render_with_the_apps_own_base_and_includes(bare_host, client):

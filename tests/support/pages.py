@@ -2,10 +2,11 @@
 
 from pathlib import Path
 
-from django.conf import settings
 from django.test.html import parse_html
 
-PROJECT_TEMPLATES = Path(settings.BASE_DIR) / "project" / "templates"
+# The checkout: tests/support/pages.py is two folders below it.
+CHECKOUT = Path(__file__).resolve().parents[2]
+PROJECT_TEMPLATES = CHECKOUT / "project" / "templates"
 
 
 def walk(html):
