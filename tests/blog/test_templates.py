@@ -78,6 +78,7 @@ def test_honeypot_is_hidden_by_its_own_markup(request, client, host):
         assert ("hidden", None) not in parent_of(html, name=name).attributes, name
 
 
+@pytest.mark.project_wiring
 def test_project_puts_the_blog_pages_in_its_own_layout(client):
     """The project overrides blog/base.html only: the pages get its base.html, stylesheet
     and navigation, and keep their titles."""

@@ -75,6 +75,7 @@ def test_reserved_slugs_cover_every_path_beside_the_entries():
     assert fixed == RESERVED_SLUGS
 
 
+@pytest.mark.project_wiring
 def test_project_keeps_the_front_page_and_every_blog_url(client):
     """The project mounts the blog at blog/ and keeps the entry list at /: /, /blog/,
     /blog/<slug>/, its comment POST and /blog/feed/ all answer as before."""

@@ -108,6 +108,7 @@ def test_import_feeds_needs_something_to_import():
         run("import_feeds", "http://a.example/", "--all")
 
 
+@pytest.mark.project_wiring
 def test_import_feeds_queues_by_default():
     """import_feeds queues the imports, and does not queue a feed already queued."""
     FeedFactory.create_batch(2)

@@ -358,6 +358,7 @@ def test_a_round_whose_claims_ran_out_is_closed_with_the_feeds_never_run(setting
     assert summary.finished_at is not None and summary.unfinished == 1
 
 
+@pytest.mark.project_wiring
 def test_the_tick_has_its_own_queue_and_expires_before_the_next_one():
     """Beat's entry ticks every 5 s; a tick waiting longer than 4 s is dropped, never piled up."""
     from django_celery_beat.models import PeriodicTask

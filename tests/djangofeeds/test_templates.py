@@ -49,6 +49,7 @@ def test_feed_pages_render_with_the_apps_own_base_and_includes(bare_host, client
     assert elements(listing.text, "a", rel="next", href="?page=2")
 
 
+@pytest.mark.project_wiring
 def test_project_puts_the_feed_pages_in_its_own_layout(client):
     """The project overrides djangofeeds/base.html only: the pages get its base.html and
     stylesheet, and their titles the site's name."""
