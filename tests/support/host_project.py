@@ -8,6 +8,7 @@ so the host runs on its own settings and the apps' defaults.
 import contextlib
 import os
 import re
+from html import unescape
 from pathlib import Path
 
 import httpx
@@ -81,7 +82,8 @@ class HostProject:
 
     def shell(self, code, what):
         """What ``manage.py shell -c code`` prints."""
-        return self.manage("shell", "-c", code, what=what).stdout.strip()
+        # -v 0: Django 5.2+ also prints how many models it imported for the shell.
+        return self.manage("shell", "-v", "0", "-c", code, what=what).stdout.strip()
 
     def create_superuser(self):
         username, email, password = SUPERUSER
@@ -101,7 +103,8 @@ class HostProject:
             "--noreload",
             f"127.0.0.1:{port}",
         ]
-        process = WatchedProcess(argv, cwd=self.root, env=self.env())
+        # Unbuffered: its banner reaches the pipe while it serves.
+        process = WatchedProcess(argv, cwd=self.root, env=self.env(PYTHONUNBUFFERED="1"))
         try:
             process.wait_for(r"Quit the server with", timeout=60)
             log(f"{self.label}: runserver on port {port}")
@@ -138,8 +141,8 @@ class Visitor:
 
     def expect(self, response, status, what):
         assert response.status_code == status, (
-            f"{what}: {response.status_code}, not {status}\n{response.text[:3000]}\n"
-            f"--- runserver:\n{self.server.tail(60)}"
+            f"{what}: {response.status_code}, not {status}\n{page_summary(response.text)}\n"
+            f"--- runserver:\n{self.server.tail(25)}"
         )
 
     def log_in_to_admin(self):
@@ -149,6 +152,15 @@ class Visitor:
         data = {"username": username, "password": password, "next": "/admin/"}
         response = self.post("/admin/login/?next=/admin/", data, status=302)
         assert response.headers["location"] == "/admin/", response.headers["location"]
+
+
+def page_summary(html):
+    """The exception of Django's debug page (its title and message), else the page's start."""
+    title = re.search(r"<title>(.*?)</title>", html, flags=re.DOTALL)
+    value = re.search(r'<pre class="exception_value">(.*?)</pre>', html, flags=re.DOTALL)
+    if title and value:
+        return unescape(" ".join(f"{title[1].split()[0]}: {value[1]}".split()))
+    return html[:3000]
 
 
 def post_form_action(html, page):
