@@ -1,9 +1,11 @@
 """Management commands: addfeed, import_feeds (sync, wait, queue), opml_import and opml_export."""
 
 import io
+from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
@@ -100,10 +102,19 @@ def test_import_feeds_all_and_due_select_feeds(feed_server):
     assert ImportRun.objects.get().outcome == Outcome.IMPORTED
 
 
-def test_import_feeds_needs_something_to_import():
-    """import_feeds needs URLs, --all or --due, and not URLs together with --all."""
-    with pytest.raises(CommandError, match="give feed URLs, --all or --due"):
-        run("import_feeds")
+def test_import_feeds_without_urls_imports_the_due_feeds(feed_server):
+    """import_feeds with no URL and no --all imports what --due would, and only that."""
+    FeedFactory(url=feed_server.serve("/due.xml", rss(numbered_items(1))))
+    later = timezone.now() + timedelta(hours=1)
+    FeedFactory(url=feed_server.serve("/later.xml", rss(numbered_items(1))), next_check_at=later)
+
+    run("import_feeds", "--sync", verbosity=0)
+
+    assert feed_server.hits("/due.xml") == 1 and feed_server.hits("/later.xml") == 0
+
+
+def test_import_feeds_refuses_urls_together_with_all():
+    """import_feeds takes URLs or --all/--due, not both."""
     with pytest.raises(CommandError, match="not both"):
         run("import_feeds", "http://a.example/", "--all")
 
