@@ -77,7 +77,8 @@ def load_demo_data(site):
             "is_published": True,
         },
     )
-    Feed.objects.subscribe(f"{site}blog/feed/", title="This blog")
+    # Our own feed, and the site is not serving yet: nothing to discover.
+    Feed.objects.subscribe(f"{site}blog/feed/", title="This blog", discover=False)
 
 
 def ensure_dev_superuser():
