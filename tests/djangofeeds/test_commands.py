@@ -28,7 +28,7 @@ def test_addfeed_adds_new_feeds_and_reports_known_ones(feed_server):
 
     out, _ = run("addfeed", new, "http://known.example/feed")
 
-    assert f"Added {new}" in out
+    assert f"Added {new}" in out and feed_server.hits("/new.xml") == 1
     assert "Already subscribed: http://known.example/feed" in out
     assert Feed.objects.count() == 2
 
