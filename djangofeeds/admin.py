@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import ngettext
 
+from djangofeeds.forms import FeedAddForm
 from djangofeeds.models import Category, Enclosure, Feed, ImportRun, Outcome, Post, RefreshRun
 from djangofeeds.tasks import enqueue_imports
 
@@ -121,9 +122,35 @@ class FeedAdmin(admin.ModelAdmin):
         (None, {"fields": ["url", "title", "link", "description", "is_active", "next_check_at"]}),
         ("Last import", {"fields": readonly_fields}),
     ]
+    # Adding takes a feed's URL or a page's (djangofeeds.forms), as contrib.auth's UserAdmin
+    # has its own add form.
+    add_form = FeedAddForm
+    add_fieldsets = [
+        (None, {"fields": ["url", "feed_choice", "title", "link", "description", "is_active"]}),
+    ]
     actions = ["import_now", "activate", "deactivate", "reset_errors"]
     formfield_overrides = URL_FIELDS
     show_full_result_count = False
+
+    def get_fieldsets(self, request, obj=None):
+        return self.add_fieldsets if obj is None else super().get_fieldsets(request, obj)
+
+    def get_form(self, request, obj=None, **kwargs):
+        if obj is None:
+            kwargs["form"] = self.add_form
+        return super().get_form(request, obj, **kwargs)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        found = getattr(form, "found", None)
+        if found and found.page:
+            self.message_user(request, f"Found the feed {obj.url} on {found.page}.")
+        if found and found.unchecked:
+            self.message_user(
+                request,
+                f"{obj.url} could not be checked ({found.unchecked}); the importer will retry it.",
+                messages.WARNING,
+            )
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(post_count=count_of(Post, "feed"))

@@ -85,15 +85,22 @@ def validate_fetchable(url):
 
 
 class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
-    def subscribe(self, url, *, title="", link=""):
+    def subscribe(self, url, *, title="", link="", discover=True):
         """Add the feed at ``url`` unless it exists; return ``(feed, created)``.
 
-        Raises ``InvalidFeedURL`` for a URL that could never be fetched.
+        With ``discover``, a URL not yet subscribed is fetched once
+        (``djangofeeds.finder``): a feed is stored as given, an HTML page's
+        first feed instead of the page. Raises ``InvalidFeedURL`` for a URL
+        that could never be fetched or leads to no feed.
         """
         url = url.strip()
         problem = feed_url_problem(url)
         if problem:
             raise InvalidFeedURL(problem)
+        if discover:
+            from djangofeeds.finder import find  # finder imports this module
+
+            url = find(url).feeds[0].url
         # An OPML htmlUrl is shown as a link on the feed's page: http(s) only.
         defaults = {"title": title[:500], "link": web_link(link)}
         return self.get_or_create(url=url, defaults=defaults)

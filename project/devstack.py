@@ -79,7 +79,9 @@ def load_demo_data(site):
             "is_published": True,
         },
     )
-    Feed.objects.subscribe(site.rstrip("/") + reverse("blog:feed"), title="This blog")
+    # Our own feed, and the site is not serving yet: nothing to discover.
+    own_feed = site.rstrip("/") + reverse("blog:feed")
+    Feed.objects.subscribe(own_feed, title="This blog", discover=False)
 
 
 def ensure_dev_superuser():

@@ -23,13 +23,14 @@ def run(*args, **options):
     return out.getvalue(), err.getvalue()
 
 
-def test_addfeed_adds_new_feeds_and_reports_known_ones():
-    """addfeed adds new URLs and reports the ones already subscribed."""
+def test_addfeed_adds_new_feeds_and_reports_known_ones(feed_server):
+    """addfeed adds new URLs and reports the ones already subscribed (without fetching them)."""
     FeedFactory(url="http://known.example/feed")
+    new = feed_server.serve("/new.xml", rss(numbered_items(1)))
 
-    out, _ = run("addfeed", "http://new.example/feed", "http://known.example/feed")
+    out, _ = run("addfeed", new, "http://known.example/feed")
 
-    assert "Added http://new.example/feed" in out
+    assert f"Added {new}" in out and feed_server.hits("/new.xml") == 1
     assert "Already subscribed: http://known.example/feed" in out
     assert Feed.objects.count() == 2
 
@@ -37,7 +38,7 @@ def test_addfeed_adds_new_feeds_and_reports_known_ones():
 def test_addfeed_refuses_unfetchable_urls_with_a_clear_error():
     """addfeed adds the fetchable URLs and fails naming how many were refused."""
     with pytest.raises(CommandError, match="1 of 2 URLs were not added"):
-        run("addfeed", "ftp://files.example/feed", "http://ok.example/feed")
+        run("addfeed", "ftp://files.example/feed", "http://ok.example/feed", "--no-discover")
 
     assert list(Feed.objects.values_list("url", flat=True)) == ["http://ok.example/feed"]
 
@@ -169,7 +170,7 @@ def test_opml_import_reads_nested_outlines_and_reports(tmp_path, settings):
     path = tmp_path / "feeds.opml"
     path.write_bytes(OPML)
 
-    out, _ = run("opml_import", str(path))
+    out, _ = run("opml_import", str(path), "--no-discover")  # hosts that do not exist
 
     assert "7 feeds in the file: 3 added, 2 skipped, 2 invalid:" in out
     assert "invalid: javascript:alert(1): only http and https" in out
@@ -199,7 +200,7 @@ def test_opml_import_names_every_bad_row_and_imports_the_rest(tmp_path):
     path = tmp_path / "feeds.opml"
     path.write_text(f'<?xml version="1.0"?><opml version="2.0"><body>{outlines}</body></opml>')
 
-    out, _ = run("opml_import", str(path))
+    out, _ = run("opml_import", str(path), "--no-discover")  # hosts that do not exist
 
     assert "9 feeds in the file: 6 added, 0 skipped, 3 invalid:" in out
     lines = out.splitlines()
@@ -214,7 +215,9 @@ def test_addfeed_refuses_what_django_would_not_call_a_url_with_a_reason_each():
     error, the good one is added."""
     err = io.StringIO()
     with pytest.raises(CommandError, match="3 of 4 URLs were not added"):
-        call_command("addfeed", *BAD_URLS, GOOD_URLS[0], stdout=io.StringIO(), stderr=err)
+        call_command(
+            "addfeed", *BAD_URLS, GOOD_URLS[0], discover=False, stdout=io.StringIO(), stderr=err
+        )
 
     lines = err.getvalue().splitlines()
     assert len(lines) == 3
@@ -251,7 +254,7 @@ def test_opml_export_round_trips(tmp_path):
     run("opml_export", "-o", str(path))
     exported = set(Feed.objects.values_list("url", "title", "link"))
     Feed.objects.all().delete()
-    out, _ = run("opml_import", str(path))
+    out, _ = run("opml_import", str(path), "--no-discover")  # hosts that do not exist
 
     assert "2 added" in out
     imported = set(Feed.objects.values_list("url", "title", "link"))
@@ -269,3 +272,68 @@ def test_opml_export_to_stdout():
     out, _ = run("opml_export")
 
     assert out.startswith("<?xml") and 'xmlUrl="http://a.example/feed"' in out
+
+
+# --- discovery: a page's URL gives its feeds (djangofeeds.finder) ---------------------
+
+
+def serve_site(feed_server, *names):
+    """An HTML page at / linking to a feed per name (/<name>.xml, titled <name>)."""
+    links = "".join(
+        f'<link rel="alternate" type="application/rss+xml" title="{name}" href="{name}.xml">'
+        for name in names
+    )
+    html = f"<!doctype html><html><head>{links}</head><body>Site</body></html>"
+    return feed_server.serve("/", html, content_type="text/html")
+
+
+def test_addfeed_adds_a_pages_first_feed_and_prints_the_others(feed_server):
+    """addfeed on a page adds the first feed it links to and lists the others."""
+    page = serve_site(feed_server, "posts", "comments", "podcast")
+
+    out, _ = run("addfeed", page)
+
+    first, *others = (feed_server.url(f"/{name}.xml") for name in ("posts", "comments", "podcast"))
+    assert f"Added {first} (found on {page})" in out
+    assert "also links to (add them with --all):" in out
+    assert f"  {others[0]}  comments" in out and f"  {others[1]}  podcast" in out
+    assert list(Feed.objects.values_list("url", flat=True)) == [first]
+
+
+def test_addfeed_all_adds_every_feed_of_the_page(feed_server):
+    """addfeed --all adds every feed the page links to, and no page."""
+    page = serve_site(feed_server, "posts", "comments")
+
+    out, _ = run("addfeed", page, "--all")
+
+    urls = {feed_server.url("/posts.xml"), feed_server.url("/comments.xml")}
+    assert set(Feed.objects.values_list("url", flat=True)) == urls
+    assert "also links to" not in out and out.count("Added ") == 2
+
+
+def test_addfeed_refuses_a_page_without_feeds_naming_it(feed_server):
+    """A page that links to no feed is refused, named in the error; nothing is stored."""
+    page = serve_site(feed_server)
+
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="1 of 1 URLs were not added"):
+        call_command("addfeed", page, stdout=io.StringIO(), stderr=err)
+
+    assert f"{page} is an HTML page that links to no feed" in err.getvalue()
+    assert not Feed.objects.exists()
+
+
+def test_opml_import_stores_the_feed_of_a_row_that_names_a_page(feed_server, tmp_path):
+    """An OPML row whose xmlUrl is a page is stored as the page's feed, with the row's title."""
+    page = serve_site(feed_server, "posts")
+    path = tmp_path / "feeds.opml"
+    path.write_text(
+        '<?xml version="1.0"?><opml version="2.0"><body>'
+        f'<outline type="rss" text="A site" xmlUrl="{page}"/></body></opml>'
+    )
+
+    out, _ = run("opml_import", str(path), verbosity=2)
+
+    feed = Feed.objects.get()
+    assert (feed.url, feed.title) == (feed_server.url("/posts.xml"), "A site")
+    assert f"added: {feed.url} (found on {page})" in out and "1 added" in out
