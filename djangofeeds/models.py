@@ -148,7 +148,7 @@ class Feed(models.Model):
     last_http_status = models.PositiveSmallIntegerField("last HTTP status", null=True, blank=True)
     last_error = models.TextField(blank=True)
     error_count = models.PositiveIntegerField(default=0)
-    # A new feed is due at once (NULL, as rows made before migration 0004 had, too).
+    # A new feed is due at once (NULL, as rows made before migration 0005 had, too).
     next_check_at = models.DateTimeField(null=True, blank=True, db_index=True, default=timezone.now)
     # Set when refresh_feeds or "Import now" queues the feed (next_check_at then
     # moves to the claim's deadline); cleared when an import finishes. Its value

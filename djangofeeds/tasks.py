@@ -23,6 +23,7 @@ from djangofeeds.claims import claim_feeds, holds_claim, release_claims, unfinis
 from djangofeeds.importer import fetch_and_store, new_run
 from djangofeeds.locks import CacheLock, LockUnavailable
 from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
+from djangofeeds.schedules import TICK_EXPIRES
 
 logger = get_task_logger(__name__)
 
@@ -31,9 +32,6 @@ logger = get_task_logger(__name__)
 # backs off, instead of holding a worker through retries.
 MAX_RETRIES = 5
 RETRY_BACKOFF_MAX = 600
-# Beat sends the tick every 5 seconds (migration 0004); a copy that waited
-# longer than this is dropped, so ticks never pile up.
-TICK_EXPIRES = 4
 # URLs per claim statement when a person queues feeds by URL.
 URLS_PER_CLAIM = 500
 # Messages published together (one Redis pipeline).
@@ -298,6 +296,8 @@ def import_feed(self, feed_url, claim=None, refresh_run=None):
     return summary
 
 
+# Beat sends the tick every TICK_SECONDS (djangofeeds.schedules); a copy that
+# waited longer than TICK_EXPIRES is dropped, so ticks never pile up.
 @shared_task(ignore_result=True, expires=TICK_EXPIRES)
 def refresh_feeds():
     """The scheduler's tick: claim a batch of due feeds and queue one import each.
@@ -367,7 +367,7 @@ def close_rounds(now):
 
 @shared_task
 def cleanup():
-    """Hourly (beat): prune old posts, import runs and task results, in bounded batches."""
+    """Hourly (beat): prune old posts, import runs and this app's task results, in batches."""
     from djangofeeds.retention import cleanup as run_cleanup  # the pure part, like the importer
 
     return run_cleanup()

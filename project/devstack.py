@@ -38,11 +38,14 @@ READY_LINES = {
 
 
 def prepare_database(site):
-    """Migrate, create the cache table and load the demo data (all idempotent)."""
+    """Migrate, create the cache table, the beat entries and the demo data (all idempotent)."""
     from django.core.management import call_command
 
     call_command("migrate", interactive=False, verbosity=1)
     call_command("createcachetable", verbosity=0)
+    # The apps' periodic tasks (the 5-second refresh tick among them) as beat
+    # entries editable in the admin; entries that exist are kept as they are.
+    call_command("setup_schedules", verbosity=1)
     load_demo_data(site)
     release_interrupted_imports()
 
