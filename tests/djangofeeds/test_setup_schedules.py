@@ -1,12 +1,14 @@
 """manage.py setup_schedules: the apps' beat entries in django-celery-beat, idempotently."""
 
 import io
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.test import override_settings
+from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 from django_celery_beat.schedulers import DatabaseScheduler
 
@@ -124,3 +126,36 @@ def test_setup_schedules_is_the_same_file_in_both_apps():
     root = Path(settings.BASE_DIR)
     path = "management/commands/setup_schedules.py"
     assert (root / "blog" / path).read_text() == (root / "djangofeeds" / path).read_text()
+
+
+def test_schedule_fields_of_seconds_timedelta_and_crontab():
+    """Seconds and timedeltas become intervals in their largest whole unit, a crontab a
+    crontab schedule; anything else is refused with a message."""
+    from celery.schedules import crontab
+
+    from djangofeeds.management.commands.setup_schedules import schedule_fields
+
+    hourly = schedule_fields(3600)["interval"]
+    assert (hourly.every, hourly.period) == (1, "hours")
+    ninety = schedule_fields(timedelta(minutes=90))["interval"]
+    assert (ninety.every, ninety.period) == (90, "minutes")
+    assert schedule_fields(5)["interval"].period == "seconds"
+    nightly = schedule_fields(crontab(minute=0, hour=4))
+    assert nightly["interval"] is None
+    nightly["crontab"].refresh_from_db()  # saved
+    assert (nightly["crontab"].minute, nightly["crontab"].hour) == ("0", "4")
+    with pytest.raises(CommandError, match="whole seconds above 0"):
+        schedule_fields(0.5)
+
+
+def test_setup_schedules_reset_enables_a_disabled_entry_and_clears_a_fixed_expiry():
+    """--reset also re-enables the entry and replaces an expiry date by the app's seconds."""
+    setup_schedules()
+    PeriodicTask.objects.filter(name=CLEANUP).update(
+        enabled=False, expire_seconds=None, expires=timezone.now()
+    )
+
+    setup_schedules("--reset")
+
+    cleanup = PeriodicTask.objects.get(name=CLEANUP)
+    assert (cleanup.enabled, cleanup.expires, cleanup.expire_seconds) == (True, None, 3000)

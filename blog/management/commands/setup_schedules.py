@@ -42,27 +42,31 @@ def schedule_fields(schedule):
     from celery.schedules import crontab
     from django_celery_beat.models import CrontabSchedule, IntervalSchedule
 
+    fields = {"interval": None, "crontab": None, "solar": None, "clocked": None}
     if isinstance(schedule, crontab):
         row = CrontabSchedule.from_schedule(schedule)
         row.save()
-        return {"crontab": row, "interval": None}
+        return {**fields, "crontab": row}
     seconds = schedule.total_seconds() if isinstance(schedule, timedelta) else schedule
     if seconds <= 0 or seconds != int(seconds):
         raise CommandError(f"A schedule must be whole seconds above 0, not {schedule!r}.")
     period, size = next((p, s) for p, s in PERIODS if seconds % s == 0)
     row = IntervalSchedule.objects.filter(every=seconds // size, period=period).first()
     row = row or IntervalSchedule.objects.create(every=seconds // size, period=period)
-    return {"interval": row, "crontab": None}
+    return {**fields, "interval": row}
 
 
 def entry_fields(entry, description):
-    """Every field a beat entry sets on its ``PeriodicTask``."""
-    expires = entry.get("options", {}).get("expires")
+    """Every field a beat entry sets on its ``PeriodicTask`` (all of them, for --reset)."""
     return {
         "task": entry["task"],
         "args": json.dumps(list(entry.get("args") or [])),
         "kwargs": json.dumps(entry.get("kwargs") or {}),
-        "expire_seconds": expires,
+        # Seconds after sending; a fixed date (``expires``) is not a schedule's.
+        "expire_seconds": entry.get("options", {}).get("expires"),
+        "expires": None,
+        "one_off": False,
+        "enabled": True,
         "description": description,
         **schedule_fields(entry["schedule"]),
     }
