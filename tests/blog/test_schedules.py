@@ -1,10 +1,10 @@
 """blog/schedules.py: the blog's periodic tasks as plain beat entries."""
 
+from celery import current_app as celery_app
 from celery.beat import ScheduleEntry
 
 from blog import schedules
 from blog.tasks import purge_spam, recheck_pending_comments
-from project.celery import app as celery_app
 
 
 def test_beat_schedule_rechecks_every_10_minutes_and_purges_daily():

@@ -14,9 +14,8 @@ from django.core.management import call_command
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.test import override_settings
-from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.project_wiring]
 
 BEFORE_21 = {
     "djangofeeds": "tests.support.migrations_before_21.djangofeeds",
@@ -39,6 +38,8 @@ def beat_leaf():
 
 def schedule_rows():
     """Every beat entry and interval, with every field."""
+    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
     return (
         list(PeriodicTask.objects.order_by("name").values()),
         list(IntervalSchedule.objects.order_by("pk").values()),
@@ -46,6 +47,8 @@ def schedule_rows():
 
 
 def entries():
+    from django_celery_beat.models import PeriodicTask
+
     return {
         task.name: (task.task, task.interval.every, task.interval.period, task.expire_seconds)
         for task in PeriodicTask.objects.select_related("interval")
@@ -70,6 +73,8 @@ def test_migrations_keep_an_existing_databases_beat_entries_and_edits(unmigrated
     """A database migrated before issue 21 (tick every 5 s, hourly cleanup, the blog's two,
     an operator's edit, a host's own entry) needs no new migration, and neither migrate
     nor setup_schedules changes or deletes any of its beat rows."""
+    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
     with override_settings(MIGRATION_MODULES=BEFORE_21):
         migrate(
             beat_leaf(), ("djangofeeds", "0006_feed_body_hash"), ("blog", "0003_beat_schedules")
@@ -110,6 +115,8 @@ def test_migrations_keep_an_existing_databases_beat_entries_and_edits(unmigrated
 def test_migrations_give_a_database_from_before_0005_its_5_second_tick(unmigrated):
     """A database at 0004 (tick every minute) gets the 5-second tick from today's 0005,
     and setup_schedules then finds every entry there."""
+    from django_celery_beat.models import PeriodicTask
+
     with override_settings(MIGRATION_MODULES=BEFORE_21):
         migrate(
             beat_leaf(),
@@ -132,6 +139,8 @@ def test_migrations_give_a_database_from_before_0005_its_5_second_tick(unmigrate
 def test_migrations_of_a_new_database_run_without_beat_and_write_no_entry(unmigrated):
     """Today's migrations of both apps need nothing of beat: they run with beat's tables
     absent, and write no beat entry once beat is migrated too (setup_schedules does)."""
+    from django_celery_beat.models import PeriodicTask
+
     migrate(("djangofeeds", "0006_feed_body_hash"), ("blog", "0003_beat_schedules"))
     assert "django_celery_beat_periodictask" not in connection.introspection.table_names()
 

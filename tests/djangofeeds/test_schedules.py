@@ -1,10 +1,10 @@
 """djangofeeds/schedules.py: the app's periodic tasks as plain beat entries."""
 
+from celery import current_app as celery_app
 from celery.beat import ScheduleEntry
 
 from djangofeeds import schedules
 from djangofeeds.tasks import cleanup, refresh_feeds
-from project.celery import app as celery_app
 
 
 def test_beat_schedule_ticks_every_5_seconds_and_cleans_up_hourly():

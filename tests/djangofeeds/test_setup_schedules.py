@@ -1,20 +1,25 @@
-"""manage.py setup_schedules: the apps' beat entries in django-celery-beat, idempotently."""
+"""manage.py setup_schedules: the apps' beat entries in django-celery-beat, idempotently.
+
+With django-celery-beat installed, as this repository's site has it (project_wiring:
+left out under a host's settings without beat; tests/test_optional_dependencies.py
+runs the command where beat is missing).
+"""
 
 import io
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from celery import current_app as celery_app
 from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 from django.utils import timezone
-from django_celery_beat.models import IntervalSchedule, PeriodicTask
-from django_celery_beat.schedulers import DatabaseScheduler
 
-from project.celery import app as celery_app
+import blog
+import djangofeeds
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.project_wiring]
 
 TICK = "djangofeeds: import due feeds"
 CLEANUP = "djangofeeds: prune old posts, import runs and task results"
@@ -30,6 +35,8 @@ def setup_schedules(*args, **options):
 
 def entries():
     """Every beat entry, as ``{name: (task, every, period, expire_seconds, enabled)}``."""
+    from django_celery_beat.models import PeriodicTask
+
     return {
         task.name: (
             task.task,
@@ -46,6 +53,8 @@ def test_setup_schedules_creates_the_entries_of_both_apps():
     """Each app's BEAT_SCHEDULE becomes an entry: the 5-second tick expiring after 4 s,
     the hourly cleanup, the 10-minute sweeper and the daily purge; no queue of their own.
     The migrations wrote none of them."""
+    from django_celery_beat.models import PeriodicTask
+
     assert not PeriodicTask.objects.exists()
     assert "4 created, 0 kept" in setup_schedules()
 
@@ -62,6 +71,8 @@ def test_setup_schedules_creates_the_entries_of_both_apps():
 def test_setup_schedules_twice_creates_nothing_and_keeps_an_operators_edits():
     """A second run creates no entry and no interval, and leaves an operator's edits
     (a slower tick, a disabled purge) as they are."""
+    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
     setup_schedules()
     tick = PeriodicTask.objects.get(name=TICK)
     tick.interval = IntervalSchedule.objects.create(every=30, period="seconds")
@@ -78,6 +89,8 @@ def test_setup_schedules_twice_creates_nothing_and_keeps_an_operators_edits():
 
 def test_setup_schedules_reset_puts_the_defaults_back():
     """--reset puts an edited entry back to the app's schedule, without a duplicate."""
+    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
     setup_schedules()
     PeriodicTask.objects.filter(name=TICK).update(
         interval=IntervalSchedule.objects.create(every=1, period="hours"), expire_seconds=None
@@ -101,6 +114,8 @@ def test_setup_schedules_of_one_app_and_of_an_unknown_one():
 def test_setup_schedules_entries_are_what_beat_schedules():
     """django-celery-beat's DatabaseScheduler (the project's CELERY_BEAT_SCHEDULER) reads
     the entries: the tick is due every 5 seconds, with its expiry."""
+    from django_celery_beat.schedulers import DatabaseScheduler
+
     setup_schedules()
     scheduler = DatabaseScheduler(app=celery_app, lazy=True)
 
@@ -123,9 +138,9 @@ def test_setup_schedules_without_django_celery_beat_says_what_to_do():
 
 def test_setup_schedules_is_the_same_file_in_both_apps():
     """blog and djangofeeds ship the same command, so either app alone has it."""
-    root = Path(settings.BASE_DIR)
     path = "management/commands/setup_schedules.py"
-    assert (root / "blog" / path).read_text() == (root / "djangofeeds" / path).read_text()
+    blog_copy = Path(blog.__file__).parent / path
+    assert blog_copy.read_text() == (Path(djangofeeds.__file__).parent / path).read_text()
 
 
 def test_schedule_fields_of_seconds_timedelta_and_crontab():
@@ -150,6 +165,8 @@ def test_schedule_fields_of_seconds_timedelta_and_crontab():
 
 def test_setup_schedules_reset_enables_a_disabled_entry_and_clears_a_fixed_expiry():
     """--reset also re-enables the entry and replaces an expiry date by the app's seconds."""
+    from django_celery_beat.models import PeriodicTask
+
     setup_schedules()
     PeriodicTask.objects.filter(name=CLEANUP).update(
         enabled=False, expire_seconds=None, expires=timezone.now()

@@ -24,7 +24,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
 ]
-ROOT_URLCONF = "tests.support.minimal_host.urls"
+ROOT_URLCONF = "tests.urls_apps"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
