@@ -19,12 +19,12 @@ import httpx
 from djangofeeds import conf
 from djangofeeds.addresses import check_url, host_header, pinned
 from djangofeeds.fetch_errors import FeedGone, FetchError, TransientFetchError
+from djangofeeds.politeness import user_agent
 from djangofeeds.transport import DEADLINE_TIMEOUTS, deadline_at, shared_client, time_left, too_slow
 
 # What the importer and the tests import from here.
 __all__ = ["FeedGone", "FetchError", "Fetched", "TransientFetchError", "fetch"]
 
-USER_AGENT = "djangofeeds/1.0 (feed importer; Django + Celery; +https://docs.celeryq.dev/)"
 ACCEPT = (
     "application/rss+xml, application/atom+xml, application/feed+json, application/rdf+xml, "
     "application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.9, */*;q=0.1"
@@ -57,7 +57,7 @@ def fetch(url, *, etag="", last_modified=""):
     """GET ``url`` (conditionally, when validators are given) and return a ``Fetched``."""
     timeout = conf.DJANGOFEEDS_FETCH_TIMEOUT
     deadline = time.monotonic() + timeout * DEADLINE_TIMEOUTS
-    headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT, "Accept-Encoding": "gzip, deflate"}
+    headers = {"User-Agent": user_agent(), "Accept": ACCEPT, "Accept-Encoding": "gzip, deflate"}
     if etag:
         headers["If-None-Match"] = etag
     if last_modified:

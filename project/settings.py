@@ -334,3 +334,7 @@ DJANGOFEEDS_KEEP_POSTS = env_int("DJANGOFEEDS_KEEP_POSTS", 1000)
 # of each feed whatever their age (a feed's page always shows its history).
 DJANGOFEEDS_KEEP_RUNS_DAYS = env_int("DJANGOFEEDS_KEEP_RUNS_DAYS", 14)
 DJANGOFEEDS_KEEP_RUNS_PER_FEED = env_int("DJANGOFEEDS_KEEP_RUNS_PER_FEED", 10)
+# Politeness: imports of one host's feeds running at once across all workers,
+# and a contact (URL or address) in the User-Agent for the publishers.
+DJANGOFEEDS_MAX_PER_HOST = env_int("DJANGOFEEDS_MAX_PER_HOST", 2)
+DJANGOFEEDS_USER_AGENT_CONTACT = env_str("DJANGOFEEDS_USER_AGENT_CONTACT") or None
