@@ -10,4 +10,15 @@ class DjangofeedsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from djangofeeds import checks  # noqa: F401  (registers the system checks)
+        from django.db.models.signals import pre_delete
+
+        from djangofeeds import checks, websub  # noqa: F401  (checks registers the system checks)
+        from djangofeeds.signals import feed_deactivated
+
+        # WebSub: a feed deactivated or deleted is unsubscribed from its hub.
+        feed_deactivated.connect(websub.feed_dropped, dispatch_uid="djangofeeds-websub-deactivated")
+        pre_delete.connect(
+            websub.feed_dropped,
+            sender=self.get_model("Feed"),
+            dispatch_uid="djangofeeds-websub-delete",
+        )

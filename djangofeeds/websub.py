@@ -1,0 +1,243 @@
+"""WebSub (W3C), the subscriber's part: discover a feed's hub, subscribe, verify, check pushes.
+
+No Celery here (djangofeeds.tasks calls these). Push is on only when
+``DJANGOFEEDS_PUBLIC_URL`` says where hubs reach this site. The hub is asked
+through the same rules as a feed fetch (``djangofeeds.addresses``: no private
+addresses; ``djangofeeds.transport``: one deadline), so a feed cannot make the
+worker POST to an internal service.
+"""
+
+import logging
+import time
+from datetime import timedelta
+from functools import partial
+
+import httpx
+from django.db import transaction
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from djangofeeds import conf
+from djangofeeds.addresses import check_url, host_header, pinned
+from djangofeeds.fetch import USER_AGENT, describe
+from djangofeeds.fetch_errors import FetchError
+from djangofeeds.models import Feed, Subscription, new_callback_token, new_secret
+from djangofeeds.transport import DEADLINE_TIMEOUTS, deadline_at, shared_client, time_left
+from djangofeeds.websub_protocol import discover
+
+logger = logging.getLogger(__name__)
+State = Subscription.State
+
+# The beat entry of the lease renewal (data for the host's CELERY_BEAT_SCHEDULE).
+BEAT_SCHEDULE = {
+    "djangofeeds-renew-subscriptions": {
+        "task": "djangofeeds.tasks.renew_subscriptions",
+        "schedule": 3600.0,
+    },
+}
+# Leases ending within this are renewed (twice the beat's interval and more).
+RENEW_AHEAD = timedelta(hours=12)
+# A subscription the hub never verified is asked again after this.
+PENDING_RETRY = timedelta(hours=1)
+MAX_REDIRECTS = 5
+
+
+def enabled():
+    """Whether push is on: hubs can reach this site."""
+    return bool(conf.DJANGOFEEDS_PUBLIC_URL)
+
+
+class HubError(Exception):
+    """The hub could not be asked, or refused the request."""
+
+
+def callback_url(subscription):
+    """The URL the hub verifies and pushes to: the public base and the app's mount."""
+    path = reverse("djangofeeds:websub_callback", kwargs={"token": subscription.token})
+    return conf.DJANGOFEEDS_PUBLIC_URL.rstrip("/") + path
+
+
+def found_hub(feed, headers, body, url, *, current=None):
+    """After an import: the id of a subscription to request now, or None when none is needed.
+
+    A feed whose hub and topic are already subscribed (pending or active)
+    needs nothing; otherwise its subscription gets a new callback and secret.
+    """
+    if not enabled() or not feed.is_active:
+        return None
+    links = discover(headers, body, url)
+    if not links.hubs:
+        return None
+    hub, topic = links.hubs[0], links.topic or url
+    if current is None:
+        current = Subscription.objects.filter(feed=feed).first()
+    same = current and (current.hub, current.topic) == (hub, topic)
+    if same and current.state in (State.PENDING, State.ACTIVE, State.DENIED):
+        return None  # denied: not asked again until the hub or topic changes
+    fresh = {"hub": hub, "topic": topic, "token": new_callback_token(), "secret": new_secret()}
+    with transaction.atomic():
+        if current:
+            Subscription.objects.filter(pk=current.pk).update(
+                state=State.PENDING, lease_expires_at=None, missed_at=None, last_error="", **fresh
+            )
+            return current.pk
+        return Subscription.objects.create(feed=feed, **fresh).pk
+
+
+def request(subscription, mode):
+    """POST ``hub.mode`` (subscribe or unsubscribe) for ``subscription`` to its hub.
+
+    Records the request; raises ``HubError`` (recorded too) when the hub
+    cannot be reached or refuses. The hub then verifies with a GET.
+    """
+    data = {
+        "hub.callback": callback_url(subscription),
+        "hub.mode": mode,
+        "hub.topic": subscription.topic,
+    }
+    if mode == "subscribe":
+        data["hub.lease_seconds"] = str(conf.DJANGOFEEDS_WEBSUB_LEASE_SECONDS)
+        data["hub.secret"] = subscription.secret
+    now = timezone.now()
+    try:
+        post_form(subscription.hub, data)
+    except HubError as exc:
+        Subscription.objects.filter(pk=subscription.pk).update(
+            requested_at=now, last_error=f"{mode}: {exc}"
+        )
+        raise
+    Subscription.objects.filter(pk=subscription.pk).update(requested_at=now, last_error="")
+
+
+def post_form(url, data):
+    """POST ``data`` form-encoded, checked as fetches are; 307/308 (POST kept) followed."""
+    timeout = conf.DJANGOFEEDS_FETCH_TIMEOUT
+    deadline = time.monotonic() + timeout * DEADLINE_TIMEOUTS
+    client = shared_client(timeout)
+    target = httpx.URL(url)
+    try:
+        with deadline_at(deadline):
+            for _ in range(MAX_REDIRECTS + 1):
+                address = check_url(target, time_left(deadline, timeout))
+                response = client.post(
+                    pinned(target, address),
+                    data=data,
+                    headers={"User-Agent": USER_AGENT, "Host": host_header(target)},
+                    extensions={"sni_hostname": target.raw_host.decode("ascii")},
+                )
+                if response.status_code in (307, 308) and "location" in response.headers:
+                    target = target.join(response.headers["location"])
+                    continue
+                if not 200 <= response.status_code < 300:
+                    text = response.text[:200].strip()
+                    raise HubError(f"the hub answered {response.status_code} {text}".strip())
+                return response
+    except FetchError as exc:
+        raise HubError(str(exc)) from exc
+    except httpx.HTTPError as exc:
+        raise HubError(f"network error: {describe(exc)}") from exc
+    raise HubError(f"more than {MAX_REDIRECTS} redirects")
+
+
+def verify(token, params):
+    """The answer ``(status, body)`` to the hub's GET on a callback (verification of intent)."""
+    mode, topic = params.get("hub.mode", ""), params.get("hub.topic", "")
+    subscription = Subscription.objects.filter(token=token, topic=topic).first()
+    if subscription is None:
+        return 404, ""
+    if mode == "denied":
+        Subscription.objects.filter(pk=subscription.pk).update(
+            state=State.DENIED, last_error=f"denied: {params.get('hub.reason', '')}"[:1000]
+        )
+        logger.warning("hub %s denied the subscription to %s", subscription.hub, topic)
+        return 200, ""
+    challenge = params.get("hub.challenge", "")
+    if mode == "subscribe" and subscription.state in (State.PENDING, State.ACTIVE) and challenge:
+        seconds = params.get("hub.lease_seconds", "")
+        lease = int(seconds) if seconds.isdigit() else conf.DJANGOFEEDS_WEBSUB_LEASE_SECONDS
+        Subscription.objects.filter(pk=subscription.pk).update(
+            state=State.ACTIVE, lease_expires_at=timezone.now() + timedelta(seconds=lease)
+        )
+        return 200, challenge
+    if mode == "unsubscribe" and subscription.state == State.UNSUBSCRIBED and challenge:
+        return 200, challenge
+    return 404, ""
+
+
+def unsubscribe(subscription):
+    """Mark ``subscription`` unsubscribed (its verification is then answered); tell the hub."""
+    Subscription.objects.filter(pk=subscription.pk).update(
+        state=State.UNSUBSCRIBED, lease_expires_at=None
+    )
+    subscription.state = State.UNSUBSCRIBED
+    request(subscription, "unsubscribe")
+
+
+def to_unsubscribe():
+    """Subscriptions whose feed was deleted or deactivated, the hub not yet told."""
+    live = [State.PENDING, State.ACTIVE]
+    return Subscription.objects.filter(state__in=live).exclude(feed__is_active=True)
+
+
+def to_renew(now=None):
+    """Active subscriptions whose lease ends soon, and pending ones the hub never verified."""
+    now = now or timezone.now()
+    return Subscription.objects.filter(feed__is_active=True).filter(
+        Q(state=State.ACTIVE, lease_expires_at__lte=now + RENEW_AHEAD)
+        | Q(state=State.PENDING, requested_at__lte=now - PENDING_RETRY)
+        | Q(state=State.PENDING, requested_at__isnull=True, created_at__lte=now - PENDING_RETRY)
+    )
+
+
+def after_poll(result, fence):
+    """Poll pace around push: slow while pushes arrive; back to normal when a poll finds more.
+
+    Called under the feed's lock after an import. Returns the id of a
+    subscription to request now (a hub found and not subscribed), or None.
+    """
+    if not enabled():
+        return None
+    feed, run = result.feed, result.run
+    if run.outcome not in ("imported", "not_modified"):
+        return None
+    subscription = Subscription.objects.filter(feed=feed).first()
+    now = timezone.now()
+    if subscription and subscription.pushing(now):
+        if run.created:  # posts no push brought: push is not to be trusted
+            Subscription.objects.filter(pk=subscription.pk).update(missed_at=now)
+            logger.info("feed %s: a poll found %d posts no push brought", feed.url, run.created)
+        else:
+            slow_down(feed, fence, now)
+    fetched = result.fetched
+    if fetched is None:
+        return None
+    return found_hub(feed, fetched.headers, fetched.body, fetched.url, current=subscription)
+
+
+def slow_down(feed, fence, now):
+    """Next poll of a pushed feed at ``DJANGOFEEDS_MAX_POLL_INTERVAL`` (never sooner than set)."""
+    later = now + timedelta(seconds=conf.DJANGOFEEDS_MAX_POLL_INTERVAL)
+    rows = Feed.objects.filter(pk=feed.pk, claimed_at__isnull=True, next_check_at__lt=later)
+    if fence is not None:
+        rows = rows.filter(fence=fence)
+    rows.update(next_check_at=later)
+
+
+def feed_dropped(sender, feed=None, instance=None, **kwargs):
+    """Receiver of ``feed_deactivated`` and ``Feed``'s ``pre_delete``: tell the hub at once.
+
+    The hourly renewal finds these too (``to_unsubscribe``); this only saves the wait.
+    """
+    feed = feed or instance
+    if not enabled() or feed is None:
+        return
+    live = Subscription.objects.filter(feed_id=feed.pk, state__in=[State.PENDING, State.ACTIVE])
+    for pk in live.values_list("pk", flat=True):
+        transaction.on_commit(partial(send_unsubscribe, pk), robust=True)
+
+
+def send_unsubscribe(pk):
+    from djangofeeds.tasks import subscribe_feed  # the tasks module imports this one
+
+    subscribe_feed.delay(pk, "unsubscribe")
