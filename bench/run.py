@@ -18,7 +18,17 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 DOCS = ROOT / "docs" / "benchmarks.md"
 # SPEC §7's order; a script not listed here runs after these.
-ORDER = ["lock", "import", "unchanged", "contention", "comments", "end_to_end", "parser", "scale"]
+ORDER = [
+    "lock",
+    "import",
+    "unchanged",
+    "contention",
+    "comments",
+    "end_to_end",
+    "parser",
+    "scale",
+    "push",
+]
 LIBRARIES = [
     "Django",
     "celery",
