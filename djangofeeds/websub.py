@@ -3,28 +3,22 @@
 No Celery here (djangofeeds.tasks calls these). Push is on only when
 ``DJANGOFEEDS_PUBLIC_URL`` says where hubs reach this site. The hub is asked
 through the same rules as a feed fetch (``djangofeeds.addresses``: no private
-addresses; ``djangofeeds.transport``: one deadline), so a feed cannot make the
-worker POST to an internal service.
+addresses; ``djangofeeds.transport``: one deadline; see ``websub_protocol.post_form``),
+so a feed cannot make the worker POST to an internal service.
 """
 
 import logging
-import time
 from datetime import timedelta
 from functools import partial
 
-import httpx
 from django.db import transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
 from djangofeeds import conf
-from djangofeeds.addresses import check_url, host_header, pinned
-from djangofeeds.fetch import USER_AGENT, describe
-from djangofeeds.fetch_errors import FetchError
 from djangofeeds.models import Feed, Subscription, new_callback_token, new_secret
-from djangofeeds.transport import DEADLINE_TIMEOUTS, deadline_at, shared_client, time_left
-from djangofeeds.websub_protocol import discover
+from djangofeeds.websub_protocol import HubError, discover, post_form
 
 logger = logging.getLogger(__name__)
 State = Subscription.State
@@ -40,16 +34,13 @@ BEAT_SCHEDULE = {
 RENEW_AHEAD = timedelta(hours=12)
 # A subscription the hub never verified is asked again after this.
 PENDING_RETRY = timedelta(hours=1)
-MAX_REDIRECTS = 5
+# A lease a hub grants is believed up to a year (a larger one would be a mistake).
+MAX_LEASE_SECONDS = 365 * 24 * 3600
 
 
 def enabled():
     """Whether push is on: hubs can reach this site."""
     return bool(conf.DJANGOFEEDS_PUBLIC_URL)
-
-
-class HubError(Exception):
-    """The hub could not be asked, or refused the request."""
 
 
 def callback_url(subscription):
@@ -110,36 +101,6 @@ def request(subscription, mode):
     Subscription.objects.filter(pk=subscription.pk).update(requested_at=now, last_error="")
 
 
-def post_form(url, data):
-    """POST ``data`` form-encoded, checked as fetches are; 307/308 (POST kept) followed."""
-    timeout = conf.DJANGOFEEDS_FETCH_TIMEOUT
-    deadline = time.monotonic() + timeout * DEADLINE_TIMEOUTS
-    client = shared_client(timeout)
-    target = httpx.URL(url)
-    try:
-        with deadline_at(deadline):
-            for _ in range(MAX_REDIRECTS + 1):
-                address = check_url(target, time_left(deadline, timeout))
-                response = client.post(
-                    pinned(target, address),
-                    data=data,
-                    headers={"User-Agent": USER_AGENT, "Host": host_header(target)},
-                    extensions={"sni_hostname": target.raw_host.decode("ascii")},
-                )
-                if response.status_code in (307, 308) and "location" in response.headers:
-                    target = target.join(response.headers["location"])
-                    continue
-                if not 200 <= response.status_code < 300:
-                    text = response.text[:200].strip()
-                    raise HubError(f"the hub answered {response.status_code} {text}".strip())
-                return response
-    except FetchError as exc:
-        raise HubError(str(exc)) from exc
-    except httpx.HTTPError as exc:
-        raise HubError(f"network error: {describe(exc)}") from exc
-    raise HubError(f"more than {MAX_REDIRECTS} redirects")
-
-
 def verify(token, params):
     """The answer ``(status, body)`` to the hub's GET on a callback (verification of intent)."""
     mode, topic = params.get("hub.mode", ""), params.get("hub.topic", "")
@@ -155,7 +116,8 @@ def verify(token, params):
     challenge = params.get("hub.challenge", "")
     if mode == "subscribe" and subscription.state in (State.PENDING, State.ACTIVE) and challenge:
         seconds = params.get("hub.lease_seconds", "")
-        lease = int(seconds) if seconds.isdigit() else conf.DJANGOFEEDS_WEBSUB_LEASE_SECONDS
+        lease = int(seconds) if seconds.isdigit() and len(seconds) < 10 else None
+        lease = min(lease or conf.DJANGOFEEDS_WEBSUB_LEASE_SECONDS, MAX_LEASE_SECONDS)
         Subscription.objects.filter(pk=subscription.pk).update(
             state=State.ACTIVE, lease_expires_at=timezone.now() + timedelta(seconds=lease)
         )
@@ -195,9 +157,18 @@ def after_poll(result, fence):
 
     Called under the feed's lock after an import. Returns the id of a
     subscription to request now (a hub found and not subscribed), or None.
+    Push is an extra: its failure is logged and never fails the import.
     """
     if not enabled():
         return None
+    try:
+        return pace_and_discover(result, fence)
+    except Exception:
+        logger.exception("WebSub bookkeeping after the import of %s failed", result.feed.url)
+        return None
+
+
+def pace_and_discover(result, fence):
     feed, run = result.feed, result.run
     if run.outcome not in ("imported", "not_modified"):
         return None

@@ -1,6 +1,7 @@
 """Admin of WebSub: each feed's push state (hub, lease end, last push), read-only."""
 
 from django.contrib import admin
+from django.utils import timezone
 
 from djangofeeds.models import Subscription
 
@@ -39,5 +40,5 @@ def push_state(subscription):
     if subscription is None:
         return "-"
     if subscription.state == Subscription.State.ACTIVE and subscription.lease_expires_at:
-        return f"active until {subscription.lease_expires_at:%Y-%m-%d %H:%M}"
+        return f"active until {timezone.localtime(subscription.lease_expires_at):%Y-%m-%d %H:%M}"
     return subscription.state

@@ -1,14 +1,22 @@
-"""WebSub's pure parts: a feed's hub and ``self`` links, and the signature of pushed content."""
+"""WebSub on the wire: a feed's hub and ``self`` links, pushed content's signature, the hub POST."""
 
 import hashlib
 import hmac
 import html
 import json
 import re
+import time
 from dataclasses import dataclass
 
 import httpx
 
+from djangofeeds import conf
+from djangofeeds.addresses import check_url, host_header, pinned
+from djangofeeds.fetch import USER_AGENT, describe
+from djangofeeds.fetch_errors import FetchError
+from djangofeeds.transport import DEADLINE_TIMEOUTS, deadline_at, shared_client, time_left
+
+MAX_REDIRECTS = 5
 SIGNATURE_METHODS = {
     "sha1": hashlib.sha1,
     "sha256": hashlib.sha256,
@@ -22,6 +30,10 @@ FIRST_ENTRY = re.compile(rb"<(?:[\w.-]+:)?(?:item|entry)[\s>]", re.IGNORECASE)
 ATTRIBUTE = re.compile(rb"""([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 LINK_VALUE = re.compile(r"<([^>]*)>([^<]*)")
 REL_PARAM = re.compile(r"""rel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))""", re.IGNORECASE)
+
+
+class HubError(Exception):
+    """The hub could not be asked, or refused the request."""
 
 
 @dataclass
@@ -104,3 +116,33 @@ def check_signature(secret, body, header):
     if not hmac.compare_digest(expected.encode(), given.strip().lower().encode("utf-8", "replace")):
         return False, f"the {method.lower()} signature does not match"
     return True, ""
+
+
+def post_form(url, data):
+    """POST ``data`` form-encoded, checked as fetches are; 307/308 (POST kept) followed."""
+    timeout = conf.DJANGOFEEDS_FETCH_TIMEOUT
+    deadline = time.monotonic() + timeout * DEADLINE_TIMEOUTS
+    client = shared_client(timeout)
+    target = httpx.URL(url)
+    try:
+        with deadline_at(deadline):
+            for _ in range(MAX_REDIRECTS + 1):
+                address = check_url(target, time_left(deadline, timeout))
+                response = client.post(
+                    pinned(target, address),
+                    data=data,
+                    headers={"User-Agent": USER_AGENT, "Host": host_header(target)},
+                    extensions={"sni_hostname": target.raw_host.decode("ascii")},
+                )
+                if response.status_code in (307, 308) and "location" in response.headers:
+                    target = target.join(response.headers["location"])
+                    continue
+                if not 200 <= response.status_code < 300:
+                    text = response.text[:200].strip()
+                    raise HubError(f"the hub answered {response.status_code} {text}".strip())
+                return response
+    except FetchError as exc:
+        raise HubError(str(exc)) from exc
+    except httpx.HTTPError as exc:
+        raise HubError(f"network error: {describe(exc)}") from exc
+    raise HubError(f"more than {MAX_REDIRECTS} redirects")
