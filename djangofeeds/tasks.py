@@ -426,7 +426,8 @@ def store_push(self, subscription_id, body_b64, content_type=""):
 @shared_task(ignore_result=True)
 def renew_subscriptions():
     """Hourly (beat, websub.BEAT_SCHEDULE): renew ending leases, unsubscribe dropped feeds."""
-    renew = list(websub.to_renew().values_list("pk", flat=True))
+    lapsed = websub.lapse()
+    renew = [*lapsed, *websub.to_renew().exclude(pk__in=lapsed).values_list("pk", flat=True)]
     drop = list(websub.to_unsubscribe().values_list("pk", flat=True))
     for pk in renew:
         subscribe_feed.delay(pk)

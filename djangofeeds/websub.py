@@ -136,6 +136,23 @@ def unsubscribe(subscription):
     request(subscription, "unsubscribe")
 
 
+def lapse(now=None):
+    """Leases that ended: pending again (renewal asks anew) and their feeds polled now.
+
+    Their pushes have stopped: the slow pace a push set must not hold. Returns
+    the subscriptions' ids, to subscribe again.
+    """
+    now = now or timezone.now()
+    ended = Subscription.objects.filter(state=State.ACTIVE, lease_expires_at__lte=now)
+    ids = list(ended.values_list("pk", flat=True))
+    if ids:
+        Subscription.objects.filter(pk__in=ids).update(state=State.PENDING)
+        Feed.objects.filter(
+            subscription__in=ids, is_active=True, claimed_at__isnull=True, next_check_at__gt=now
+        ).update(next_check_at=now)
+    return ids
+
+
 def to_unsubscribe():
     """Subscriptions whose feed was deleted or deactivated, the hub not yet told."""
     live = [State.PENDING, State.ACTIVE]

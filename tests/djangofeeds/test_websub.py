@@ -174,3 +174,17 @@ def test_deleted_feed_is_unsubscribed_by_the_renewal(hub, push_on, eager, settin
     assert renew_subscriptions.apply().get() == {"renewed": 0, "unsubscribed": 1}
     assert [form["hub.mode"] for form in hub.received()] == ["unsubscribe"]
     assert Subscription.objects.get().feed is None
+
+
+def test_lapsed_lease_polls_the_feed_now_and_subscribes_again(hub, push_on, eager):
+    """A lease that ended makes its feed due at once (no more pushes) and is asked for anew."""
+    subscription = subscription_for(hub)
+    now = timezone.now()
+    Subscription.objects.filter(pk=subscription.pk).update(
+        state=State.ACTIVE, lease_expires_at=now - timedelta(minutes=1), last_push_at=now
+    )
+    Feed.objects.update(next_check_at=now + timedelta(days=1))  # slowed down by pushes
+    assert renew_subscriptions.apply().get() == {"renewed": 1, "unsubscribed": 0}
+    assert Feed.objects.get().next_check_at <= timezone.now()
+    assert [form["hub.mode"] for form in hub.received()] == ["subscribe"]
+    assert hub.wait_verified().confirmed
