@@ -28,6 +28,7 @@ ORDER = [
     "parser",
     "scale",
     "politeness",
+    "push",
 ]
 LIBRARIES = [
     "Django",

@@ -16,6 +16,7 @@ from django.utils.translation import ngettext
 from djangofeeds.forms import FeedAddForm
 from djangofeeds.models import Category, Enclosure, Feed, ImportRun, Outcome, Post, RefreshRun
 from djangofeeds.tasks import enqueue_imports
+from djangofeeds.websub_admin import SubscriptionInline, push_state
 
 # A URL typed without a scheme is taken as https (Django 6's default).
 URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}
@@ -99,6 +100,7 @@ class FeedAdmin(admin.ModelAdmin):
         "error_count",
         "next_check_at",
         "post_count",
+        "push",
     ]
     list_filter = [NeedsAttentionFilter, "is_active", "last_status"]
     search_fields = ["title", "url", "link"]
@@ -131,6 +133,7 @@ class FeedAdmin(admin.ModelAdmin):
     actions = ["import_now", "activate", "deactivate", "reset_errors"]
     formfield_overrides = URL_FIELDS
     show_full_result_count = False
+    inlines = [SubscriptionInline]
 
     def get_fieldsets(self, request, obj=None):
         return self.add_fieldsets if obj is None else super().get_fieldsets(request, obj)
@@ -153,7 +156,12 @@ class FeedAdmin(admin.ModelAdmin):
             )
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(post_count=count_of(Post, "feed"))
+        rows = super().get_queryset(request).select_related("subscription")
+        return rows.annotate(post_count=count_of(Post, "feed"))
+
+    @admin.display(description="push (WebSub)")
+    def push(self, feed):
+        return push_state(getattr(feed, "subscription", None))
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         # The panel under the form (admin/djangofeeds/feed/change_form.html).

@@ -49,6 +49,8 @@ class ImportResult:
     run: ImportRun
     transient: bool = False  # a failure that may succeed if tried again soon
     retry_after: int | None = None
+    # The response of a fetch that answered (for WebSub discovery), else None.
+    fetched: object = None
 
     @property
     def outcome(self):
@@ -66,8 +68,11 @@ def fetch_and_store(feed, run=None, *, fence=None, progress=None):
     raised. ``progress(current, total)`` is called as posts are stored.
     """
     run = run or new_run(feed)
+    importer = Importer(feed, run, fence, progress)
     try:
-        return Importer(feed, run, fence, progress).execute()
+        result = importer.execute()
+        result.fetched = importer.fetched
+        return result
     except StaleFence:
         run.error = "a newer import of this feed took over (the lock's lease had run out)"
         logger.warning("import of %s refused: %s", feed.url, run.error)
@@ -81,6 +86,7 @@ class Importer:
         self.now = run.started_at
         self.first_import = False  # store_posts finds out
         self.updated_hashes = []  # guid hashes of the posts rewritten, for posts_stored
+        self.fetched = None
 
     def execute(self):
         feed, run = self.feed, self.run
@@ -97,6 +103,7 @@ class Importer:
                 status=exc.status,
             )
         run.fetch_ms = elapsed_ms(started)
+        self.fetched = fetched
         run.http_status = fetched.status
         run.bytes_received = len(fetched.body)
         duplicate_of = self.moved_to_another_feed(fetched.permanent_url)

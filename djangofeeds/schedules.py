@@ -22,6 +22,11 @@ BEAT_SCHEDULE = {
         # A copy that waited for an hour behind a backlog is dropped: the next one comes.
         "options": {"expires": 3000},
     },
+    "djangofeeds: renew WebSub subscriptions": {
+        "task": "djangofeeds.tasks.renew_subscriptions",
+        "schedule": 3600,
+        "options": {"expires": 3000},
+    },
 }
 
 # What django-celery-beat's admin shows next to each entry.
@@ -34,5 +39,10 @@ DESCRIPTIONS = {
         "DJANGOFEEDS_KEEP_RUNS_DAYS days (and always the last DJANGOFEEDS_KEEP_RUNS_PER_FEED "
         "of each feed), and this app's task results younger than CELERY_RESULT_EXPIRES. "
         "Deletes in bounded batches."
+    ),
+    "djangofeeds: renew WebSub subscriptions": (
+        "Renews the WebSub leases that end within 12 hours, asks again for subscriptions a "
+        "hub never verified, and unsubscribes deactivated feeds (nothing when "
+        "DJANGOFEEDS_PUBLIC_URL is unset)."
     ),
 }

@@ -7,6 +7,7 @@ the lock cache is unreachable, its JSON reply, and the records of attempts the
 importer never ran (``attempts``).
 """
 
+import base64
 import time
 from datetime import timedelta
 from hashlib import md5
@@ -14,18 +15,20 @@ from hashlib import md5
 from celery import Task, shared_task
 from celery.exceptions import Retry, SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from kombu.common import maybe_declare
 
-from djangofeeds import conf
+from djangofeeds import conf, websub
 from djangofeeds.attempts import crash_message, record_attempt, record_crash
 from djangofeeds.claims import claim_feeds, holds_claim, release_claims, unfinished_claims
 from djangofeeds.importer import fetch_and_store, new_run
 from djangofeeds.locks import CacheLock, LockUnavailable
-from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
+from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun, Subscription
 from djangofeeds.politeness import HostBusy, busy_wait, deferred_until, heed, host_of, host_slot
 from djangofeeds.schedules import TICK_EXPIRES
+from djangofeeds.websub_store import LockBusy, run_push
 
 logger = get_task_logger(__name__)
 
@@ -196,6 +199,9 @@ def import_under_lock(
                     record_crash(url, error, fence=feed.fence, **recorded)
                     raise ImportCrashed(error) from exc
             heed(url, result.run.http_status, result.retry_after)
+            subscribe_to = websub.after_poll(result, feed.fence)  # WebSub: pace, a new hub
+            if subscribe_to:
+                transaction.on_commit(lambda: subscribe_feed.delay(subscribe_to), robust=True)
             return result
 
 
@@ -432,3 +438,59 @@ def cleanup():
     from djangofeeds.retention import cleanup as run_cleanup  # the pure part, like the importer
 
     return run_cleanup()
+
+
+# --- WebSub (djangofeeds.websub): thin tasks around its functions -------------
+
+
+@shared_task(autoretry_for=(websub.HubError,), retry_backoff=60, retry_jitter=True, max_retries=5)
+def subscribe_feed(subscription_id, mode="subscribe"):
+    """Ask the subscription's hub to (un)subscribe; the hub then verifies on the callback."""
+    subscription = Subscription.objects.filter(pk=subscription_id).first()
+    if subscription is None or not websub.enabled():
+        return {"status": "skipped", "subscription": subscription_id}
+    if mode == "unsubscribe":
+        websub.unsubscribe(subscription)
+    else:
+        websub.request(subscription, "subscribe")
+    logger.info("WebSub: asked %s to %s %s", subscription.hub, mode, subscription.topic)
+    return {"status": "requested", "subscription": subscription_id, "mode": mode}
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    autoretry_for=(LockBusy, LockUnavailable),
+    retry_backoff=2,
+    retry_backoff_max=RETRY_BACKOFF_MAX,
+    retry_jitter=True,
+    max_retries=10,
+)
+def store_push(self, subscription_id, body_b64, content_type=""):
+    """Store content a hub pushed (checked by the callback) under the feed's lock; no fetch."""
+    result = run_push(
+        subscription_id,
+        base64.b64decode(body_b64),
+        content_type,
+        task_name=import_feed.name,  # the same lock as the feed's imports
+        task_id=self.request.id or "",
+        worker=self.request.hostname or "",
+    )
+    if result is None:
+        return {"status": "skipped", "subscription": subscription_id}
+    summary = reply(result)
+    logger.info("%s (pushed)", describe(summary))
+    return summary
+
+
+@shared_task(ignore_result=True)
+def renew_subscriptions():
+    """Hourly (beat, djangofeeds.schedules): renew ending leases, unsubscribe dropped feeds."""
+    lapsed = websub.lapse()
+    renew = [*lapsed, *websub.to_renew().exclude(pk__in=lapsed).values_list("pk", flat=True)]
+    drop = list(websub.to_unsubscribe().values_list("pk", flat=True))
+    for pk in renew:
+        subscribe_feed.delay(pk)
+    for pk in drop:
+        subscribe_feed.delay(pk, "unsubscribe")
+    return {"renewed": len(renew), "unsubscribed": len(drop)}

@@ -306,6 +306,8 @@ DJANGOFEEDS_LOCK_EXPIRE = env_int("DJANGOFEEDS_LOCK_EXPIRE", 600)
 DJANGOFEEDS_FETCH_TIMEOUT = env_int("DJANGOFEEDS_FETCH_TIMEOUT", 10)
 DJANGOFEEDS_MAX_BYTES = env_int("DJANGOFEEDS_MAX_BYTES", 10 * 1024 * 1024)
 DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = env_bool("DJANGOFEEDS_ALLOW_PRIVATE_HOSTS", False)
+# WebSub push: the base URL at which hubs reach this site; empty, every feed is polled.
+DJANGOFEEDS_PUBLIC_URL = env_str("DJANGOFEEDS_PUBLIC_URL") or None
 # Seconds between two imports of a healthy feed (the server's Cache-Control,
 # Retry-After and RSS <ttl> may push the next one later, never earlier).
 DJANGOFEEDS_REFRESH_INTERVAL = env_int("DJANGOFEEDS_REFRESH_INTERVAL", 1800)
