@@ -12,8 +12,9 @@ import httpx
 
 from djangofeeds import conf
 from djangofeeds.addresses import check_url, host_header, pinned
-from djangofeeds.fetch import USER_AGENT, describe
+from djangofeeds.fetch import describe
 from djangofeeds.fetch_errors import FetchError
+from djangofeeds.politeness import user_agent
 from djangofeeds.transport import DEADLINE_TIMEOUTS, deadline_at, shared_client, time_left
 
 MAX_REDIRECTS = 5
@@ -131,7 +132,7 @@ def post_form(url, data):
                 response = client.post(
                     pinned(target, address),
                     data=data,
-                    headers={"User-Agent": USER_AGENT, "Host": host_header(target)},
+                    headers={"User-Agent": user_agent(), "Host": host_header(target)},
                     extensions={"sni_hostname": target.raw_host.decode("ascii")},
                 )
                 if response.status_code in (307, 308) and "location" in response.headers:
