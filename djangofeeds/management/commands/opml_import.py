@@ -3,7 +3,7 @@
 import sys
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import DatabaseError
+from django.db import DatabaseError, transaction
 from django.utils.text import Truncator
 
 from djangofeeds.models import Feed, InvalidFeedURL
@@ -30,9 +30,12 @@ class Command(BaseCommand):
                 continue
             seen.add(outline.url)
             try:
-                _, created = Feed.objects.subscribe(
-                    outline.url, title=outline.title, link=outline.html_url
-                )
+                # A savepoint per row: a row the database refuses must not spoil the
+                # transaction for the rows after it (PostgreSQL aborts it otherwise).
+                with transaction.atomic():
+                    _, created = Feed.objects.subscribe(
+                        outline.url, title=outline.title, link=outline.html_url
+                    )
             except InvalidFeedURL as exc:
                 invalid.append((outline.url, str(exc)))
                 continue
