@@ -24,7 +24,7 @@ from tests.support.importing import import_url
 
 pytestmark = pytest.mark.django_db
 
-FIELDS = ["title", "link", "description", "pubDate", "author", "guid"]
+FIELDS = ["title", "link", "description", "pubDate", "author", "guid", "enclosure", "category"]
 DATES = ["Tue, 03 Nov 2026 10:00:00 GMT", "2026-11-03T10:00:00Z", "31 Feb 99999", "-1", "²"]
 SNIPPETS = [
     "<script>alert('xss-1')</script>",
@@ -60,7 +60,19 @@ WRITING = st.sampled_from(["escaped", "raw", "cdata"])
 
 
 def rss_document(items, how, extra=None):
-    return rss([{key: written(value, how) for key, value in item.items()} for item in items])
+    def attribute(value):
+        return html.escape(value) if how == "escaped" else value
+
+    converted = []
+    for item in items:
+        fields = {key: written(value, how) for key, value in item.items()}
+        if "enclosure" in item:
+            value = attribute(item["enclosure"])
+            fields["enclosures"] = [(value, value[:20], value[-8:])]
+        if "category" in item:
+            fields["categories"] = [(written(item["category"], how), attribute(item["category"]))]
+        converted.append(fields)
+    return rss(converted)
 
 
 def atom_document(items, how, extra=None):
@@ -72,6 +84,8 @@ def atom_document(items, how, extra=None):
         f"<updated>{written(item.get('pubDate', ''), how)}</updated>"
         f"<author><name>{written(item.get('author', ''), how)}</name></author>"
         f"<content type='html'>{written(item.get('description', ''), how)}</content>"
+        f"<link rel='enclosure' href=\"{html.escape(item.get('enclosure', ''))}\" length='1'/>"
+        f'<category term="{html.escape(item.get("category", ""))}"/>'
         "</entry>"
         for item in items
     )
@@ -96,11 +110,17 @@ def json_document(items, how, extra=None):
         "pubDate": "date_published",
         "guid": "id",
         "author": "authors",
+        "enclosure": "attachments",
+        "category": "tags",
     }
     converted = [{mapping[key]: value for key, value in item.items()} for item in items]
     for item in converted:
         if "authors" in item:
             item["authors"] = [{"name": item["authors"]}]
+        if "attachments" in item:
+            item["attachments"] = [{"url": item["attachments"], "mime_type": "audio/mpeg"}]
+        if "tags" in item:
+            item["tags"] = [item["tags"]]
     if how == "raw":  # any JSON value where a string, list or object belongs
         key = ["title", "tags", "attachments", "authors", "date_published", "url"]
         converted = [dict(item, **{key[n % len(key)]: extra}) for n, item in enumerate(converted)]
