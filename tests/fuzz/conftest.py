@@ -2,7 +2,7 @@
 
 ``fuzz`` (the default here) is what CI runs: a fixed number of examples per
 test, the whole folder in about a minute. ``fuzz-long`` digs deeper, by hand:
-``pytest tests/fuzz --hypothesis-profile=fuzz-long``. Each run draws a seed
+``pytest tests/fuzz --hypothesis-profile=fuzz-long --timeout=0``. Each run draws a seed
 (or takes ``FUZZ_SEED``); a failing test prints it, and ``print_blob`` prints
 the ``@reproduce_failure`` line of the exact example. Every failure found
 becomes an ``@example`` on its test.
