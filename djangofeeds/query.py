@@ -31,10 +31,11 @@ def object_id(request, name):
     value = digits(request, name)
     if value is None:
         return None
+    significant = value.lstrip("0")
     # Length first: int() refuses more than 4,300 digits.
-    if len(value) > len(str(MAX_ID)) or not 0 < int(value) <= MAX_ID:
+    if not significant or len(significant) > len(str(MAX_ID)) or int(significant) > MAX_ID:
         raise Http404(f"no such {name}")
-    return int(value)
+    return int(significant)
 
 
 def page_number(request, name="page"):

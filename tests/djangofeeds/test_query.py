@@ -23,6 +23,7 @@ def test_object_id_reads_a_plain_number_and_none_when_absent():
     """A plain number is the id; no parameter is None."""
     assert object_id(get(category="42"), "category") == 42
     assert object_id(get(category="007"), "category") == 7
+    assert object_id(get(category="0" * 30 + "7"), "category") == 7
     assert object_id(get(), "category") is None
 
 
