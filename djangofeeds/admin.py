@@ -15,6 +15,7 @@ from django.utils.html import format_html
 from django.utils.translation import ngettext
 
 from djangofeeds import query
+from djangofeeds.changelist import SafeDateHierarchy
 from djangofeeds.models import Category, Enclosure, Feed, ImportRun, Outcome, Post, RefreshRun
 from djangofeeds.tasks import enqueue_imports
 
@@ -41,8 +42,8 @@ def count_of(model, field):
     return Coalesce(Subquery(rows.annotate(n=Count("*")).values("n")), 0)
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Rows written by the importer: to look at, not to edit."""
+class ReadOnlyAdmin(SafeDateHierarchy, admin.ModelAdmin):
+    """Rows written by the importer: to look at, not to edit (by date, any year asked)."""
 
     formfield_overrides = URL_FIELDS
 

@@ -62,6 +62,17 @@ PAIRS = st.lists(
 @example(changelist="djangofeeds.post", pairs=[("category", "9" * 30, True)])
 @example(changelist="djangofeeds.post", pairs=[("p", "²", True), ("o", "\x00", True)])
 @example(changelist="blog.comment", pairs=[("q", "\x00", False), ("pub_date__year", "²", True)])
+# Found by fuzzing: Django's date hierarchy builds datetimes from these and answered 500.
+@example(changelist="blog.entry", pairs=[("pub_date__year", "9" * 20, True)])
+@example(changelist="djangofeeds.post", pairs=[("published_at__year", "9999", True)])
+@example(
+    changelist="djangofeeds.importrun",
+    pairs=[
+        ("started_at__year", "9999", True),
+        ("started_at__month", "12", True),
+        ("started_at__day", "31", True),
+    ],
+)
 @scaled(3)
 def test_admin_changelists_never_answer_500(admin_client, parameters, changelist, pairs):
     """Every changelist answers 200, a redirect to ``?e=1`` or a 400 to any query string."""
