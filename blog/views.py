@@ -17,6 +17,7 @@ from blog.dispatch import dispatch_check
 from blog.forms import CommentForm
 from blog.models import Comment, Entry
 from blog.signals import comment_will_be_posted
+from djangofeeds import query
 
 
 class HttpResponseSeeOther(HttpResponseRedirect):
@@ -28,7 +29,7 @@ ENTRIES_PER_PAGE = 10
 
 def entry_list(request):
     entries = Paginator(Entry.objects.published(), ENTRIES_PER_PAGE)
-    page = entries.get_page(request.GET.get("page"))
+    page = entries.get_page(query.page_number(request))
     return render(request, "blog/entry_list.html", {"entries": page, "page": page})
 
 

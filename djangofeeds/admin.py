@@ -7,12 +7,15 @@ from django.core.cache import cache
 from django.db import models
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
+from django.http import Http404
 from django.template.defaultfilters import truncatechars
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import ngettext
 
+from djangofeeds import query
+from djangofeeds.changelist import SafeDateHierarchy
 from djangofeeds.forms import FeedAddForm
 from djangofeeds.models import Category, Enclosure, Feed, ImportRun, Outcome, Post, RefreshRun
 from djangofeeds.tasks import enqueue_imports
@@ -28,6 +31,7 @@ OVERDUE_AFTER = timedelta(hours=1)
 CATEGORY_CHOICES = 30
 CATEGORY_CACHE = 300  # seconds
 TOP_CATEGORIES_KEY = "djangofeeds-admin-top-categories"
+NO_ROW = -1  # an id no row has
 
 
 def count_of(model, field):
@@ -40,8 +44,8 @@ def count_of(model, field):
     return Coalesce(Subquery(rows.annotate(n=Count("*")).values("n")), 0)
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Rows written by the importer: to look at, not to edit."""
+class ReadOnlyAdmin(SafeDateHierarchy, admin.ModelAdmin):
+    """Rows written by the importer: to look at, not to edit (by date, any year asked)."""
 
     formfield_overrides = URL_FIELDS
 
@@ -245,10 +249,17 @@ class CategoryFilter(admin.SimpleListFilter):
             choices = cache.get_or_set(TOP_CATEGORIES_KEY, self.top, CATEGORY_CACHE)
         except Exception:  # the cache is down: count now rather than fail the page
             choices = self.top()
-        chosen = self.value()
-        if chosen and chosen.isdigit() and chosen not in dict(choices):
+        chosen = self.chosen(request)
+        if chosen is not None and str(chosen) not in dict(choices):
             choices = [*choices, *((str(c.pk), str(c)) for c in Category.objects.filter(pk=chosen))]
         return choices
+
+    def chosen(self, request):
+        """The category id asked for; None when malformed (no filter, as on /feeds/)."""
+        try:
+            return query.object_id(request, self.parameter_name)
+        except Http404:
+            return NO_ROW  # a number no id can be: an empty list, as for an unknown id
 
     @staticmethod
     def top():
@@ -256,9 +267,8 @@ class CategoryFilter(admin.SimpleListFilter):
         return [(str(c.pk), str(c)) for c in top[:CATEGORY_CHOICES]]
 
     def queryset(self, request, queryset):
-        if self.value() and self.value().isdigit():
-            return queryset.filter(categories=self.value())
-        return queryset
+        chosen = self.chosen(request)
+        return queryset if chosen is None else queryset.filter(categories=chosen)
 
 
 class EnclosureInline(admin.TabularInline):

@@ -63,8 +63,12 @@ def fetch(url, *, etag="", last_modified=""):
     if last_modified:
         headers["If-Modified-Since"] = last_modified
     try:
+        url = httpx.URL(url)
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise FetchError(f"not a valid URL: {exc}") from exc
+    try:
         with deadline_at(deadline):
-            return follow(shared_client(timeout), httpx.URL(url), headers, deadline)
+            return follow(shared_client(timeout), url, headers, deadline)
     except httpx.TimeoutException as exc:
         if time.monotonic() >= deadline:
             raise too_slow(timeout) from exc
@@ -109,13 +113,21 @@ def follow(client, url, headers, deadline):
             status = response.status_code
             if status in REDIRECTS and "location" in response.headers:
                 all_permanent = all_permanent and status in PERMANENT_REDIRECTS
-                url = url.join(response.headers["location"])
+                url = redirect_target(url, response.headers["location"])
                 continue
             permanent_url = str(url) if all_permanent and hops else None
             return answer(response, str(url), permanent_url)
         finally:
             response.close()
     raise FetchError(f"more than {MAX_REDIRECTS} redirects (the last to {shorten(url)})")
+
+
+def redirect_target(url, location):
+    """The URL a Location header points to, or a FetchError saying why it is none."""
+    try:
+        return url.join(location)
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise FetchError(f"redirected to {shorten(location)}: not a valid URL: {exc}") from exc
 
 
 def caused_by(exc, kind):

@@ -56,7 +56,8 @@ def feed_url_problem(url):
     The one check behind the admin's form (``validate_fetchable``), ``addfeed``
     and ``opml_import`` (``FeedManager.subscribe``): the length the column
     holds, the importer's own rules (``url_problem``: http(s) only, no
-    user:password, no private address literal), a port in range, and Django's
+    user:password, no private address literal, a host name IDNA takes, a port
+    from 1 to 65535), the port as ``urlsplit`` reads it, and Django's
     URL syntax (no spaces, a real host name).
     """
     if not url:
@@ -68,9 +69,9 @@ def feed_url_problem(url):
     if problem:
         return problem
     try:
-        _ = urlsplit(url).port  # raises ValueError outside 0-65535
+        _ = urlsplit(url).port  # raises ValueError outside 0-65535 (url_problem refuses 0)
     except ValueError:
-        return "the port is not a number from 0 to 65535"
+        return "the port is not a number from 1 to 65535"
     try:
         URL_SYNTAX(url)
     except ValidationError:

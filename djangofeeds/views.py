@@ -4,6 +4,7 @@ from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404, render
 
+from djangofeeds import query
 from djangofeeds.models import Category, Feed, Post
 
 POSTS_PER_PAGE = 25
@@ -19,12 +20,14 @@ def with_media(posts):
 
 
 def post_list(request):
+    """The latest posts; ``?category=<id>`` narrows them, ``?page=<n>`` pages (see query.py)."""
     posts = Post.objects.of_active_feeds().select_related("feed")
     category = None
-    if request.GET.get("category", "").isdigit():
-        category = get_object_or_404(Category, pk=request.GET["category"])
+    category_id = query.object_id(request, "category")
+    if category_id is not None:
+        category = get_object_or_404(Category, pk=category_id)
         posts = posts.filter(categories=category)
-    page = Paginator(with_media(posts), POSTS_PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(with_media(posts), POSTS_PER_PAGE).get_page(query.page_number(request))
     context = {
         "page": page,
         "feeds": Feed.objects.active(),
@@ -38,7 +41,8 @@ def post_list(request):
 def feed_detail(request, pk):
     # A deactivated feed is no longer shown, as on /feeds/: 404, not its old posts.
     feed = get_object_or_404(Feed.objects.active(), pk=pk)
-    page = Paginator(with_media(feed.posts.all()), POSTS_PER_PAGE).get_page(request.GET.get("page"))
+    posts = with_media(feed.posts.all())
+    page = Paginator(posts, POSTS_PER_PAGE).get_page(query.page_number(request))
     context = {"feed": feed, "page": page, "categories_shown": CATEGORIES_SHOWN}
     return render(request, "djangofeeds/feed_detail.html", context)
 

@@ -243,7 +243,8 @@ def test_refresh_runs_show_the_current_rounds_progress_and_a_closed_rounds_count
 @pytest.mark.parametrize(
     ("url", "reason"),
     [
-        ("https://example.com:99999/", "the port is not a number from 0 to 65535"),
+        ("https://example.com:99999/", "the port is not a number from 1 to 65535"),
+        ("https://example.com:0/", "port 0 cannot be fetched"),
         ("http://exa mple.com/", "Enter a valid URL."),
         ("ftp://files.example/feed", "only http and https"),
     ],

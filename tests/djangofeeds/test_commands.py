@@ -186,15 +186,18 @@ def test_opml_import_reads_nested_outlines_and_reports(tmp_path, settings):
 BAD_URLS = {
     "http://long.example/"
     + "x" * 2100: "longer than the 2000 characters a feed URL may have (2120)",
-    "https://example.com:99999/": "the port is not a number from 0 to 65535",
+    "https://example.com:99999/": "the port is not a number from 1 to 65535",
+    "http://xn--/": "not a valid URL: the host name xn-- is not valid IDNA",
+    "http://example.com:0/": "port 0 cannot be fetched",
     "http://exa mple.com/": "not a valid URL",
 }
 GOOD_URLS = [f"http://good{number}.example/feed" for number in range(6)]
 
 
 def test_opml_import_names_every_bad_row_and_imports_the_rest(tmp_path):
-    """A too-long URL, a port out of range and a space in the host are refused, each with its
-    reason in the summary; the other rows are imported; no traceback, on any database."""
+    """A too-long URL, a port out of range or 0, a space in the host and a host name IDNA
+    refuses are refused, each with its reason in the summary; the other rows are imported;
+    no traceback, on any database."""
     urls = [*GOOD_URLS[:3], *BAD_URLS, *GOOD_URLS[3:]]
     outlines = "".join(f'<outline type="rss" text="f" xmlUrl="{url}"/>' for url in urls)
     path = tmp_path / "feeds.opml"
@@ -202,7 +205,7 @@ def test_opml_import_names_every_bad_row_and_imports_the_rest(tmp_path):
 
     out, _ = run("opml_import", str(path), "--no-discover")  # hosts that do not exist
 
-    assert "9 feeds in the file: 6 added, 0 skipped, 3 invalid:" in out
+    assert "11 feeds in the file: 6 added, 0 skipped, 5 invalid:" in out
     lines = out.splitlines()
     for url, reason in BAD_URLS.items():
         [line] = [line for line in lines if line.strip().startswith(f"invalid: {url[:40]}")]
@@ -214,13 +217,13 @@ def test_addfeed_refuses_what_django_would_not_call_a_url_with_a_reason_each():
     """addfeed applies the same check: each bad URL gets its reason on one line of standard
     error, the good one is added."""
     err = io.StringIO()
-    with pytest.raises(CommandError, match="3 of 4 URLs were not added"):
+    with pytest.raises(CommandError, match="5 of 6 URLs were not added"):
         call_command(
             "addfeed", *BAD_URLS, GOOD_URLS[0], discover=False, stdout=io.StringIO(), stderr=err
         )
 
     lines = err.getvalue().splitlines()
-    assert len(lines) == 3
+    assert len(lines) == 5
     for line, reason in zip(lines, BAD_URLS.values(), strict=True):
         assert reason in line and len(line) < 250
     assert list(Feed.objects.values_list("url", flat=True)) == [GOOD_URLS[0]]

@@ -42,6 +42,8 @@ def test_subscribe_adds_a_feed_once_and_keeps_only_a_web_link():
         ("", "no URL"),
         ("ftp://a.example/feed", "http"),
         ("http://a.example:99999/feed", "port"),
+        ("http://a.example:0/feed", "port 0"),
+        ("http://xn--/", "not a valid URL"),
         ("http://a b.example/feed", "not a valid URL"),
         ("http://a.example/" + "x" * 2000, "longer than"),
     ],

@@ -3,7 +3,7 @@
 import sys
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import DatabaseError
+from django.db import DatabaseError, transaction
 from django.utils.text import Truncator
 
 from djangofeeds.models import Feed, InvalidFeedURL
@@ -39,10 +39,13 @@ class Command(BaseCommand):
                 continue
             seen.add(outline.url)
             try:
+                # A savepoint per row: a row the database refuses must not spoil the
+                # transaction for the rows after it (PostgreSQL aborts it otherwise).
                 # A row may name a page: the feed it links to is stored (djangofeeds.finder).
-                feed, created = Feed.objects.subscribe(
-                    outline.url, title=outline.title, link=outline.html_url, discover=discover
-                )
+                with transaction.atomic():
+                    feed, created = Feed.objects.subscribe(
+                        outline.url, title=outline.title, link=outline.html_url, discover=discover
+                    )
             except InvalidFeedURL as exc:
                 invalid.append((outline.url, str(exc)))
                 continue
