@@ -33,6 +33,7 @@ from bench.harness import (
     task_times,
 )
 from bench.report import Report
+from djangofeeds.schedules import TICK_SECONDS
 from tests.support.services import free_port, wait_for_port
 
 FEEDS = int(os.environ.get("BENCH_SCALE_FEEDS", 100_000))
@@ -42,7 +43,7 @@ WORKERS = 2
 # 2 x 8 prefork processes on 2 cores, as docs/celery-and-scaling.md advises for worker-feeds:
 # processes waiting on a dead feed's fetch use no CPU, so the others keep the cores.
 CONCURRENCY = int(os.environ.get("BENCH_SCALE_CONCURRENCY", 8))
-TICK_INTERVAL = 5  # seconds, beat's (migration 0004)
+TICK_INTERVAL = TICK_SECONDS  # beat's tick (djangofeeds.schedules; migration 0005 set it)
 FETCH_TIMEOUT = 2  # seconds: the dead feeds of the mix time out after this
 SIM_TICKS = 20
 ROUND_TIMEOUT = 3600

@@ -27,6 +27,8 @@ ORDER = [
     "end_to_end",
     "parser",
     "scale",
+    "politeness",
+    "push",
     "search",
 ]
 LIBRARIES = [

@@ -11,10 +11,11 @@ from django.utils.translation import ngettext
 
 from blog import conf, moderation
 from blog.models import Comment, CommentEvent, Entry
+from djangofeeds.changelist import SafeDateHierarchy
 
 
 @admin.register(Entry)
-class EntryAdmin(admin.ModelAdmin):
+class EntryAdmin(SafeDateHierarchy, admin.ModelAdmin):
     list_display = ["title", "pub_date", "is_published"]
     list_filter = ["is_published", "pub_date"]
     search_fields = ["title", "body"]
@@ -88,7 +89,7 @@ def report(modeladmin, request, changed, selected, done, skipped_because):
 
 
 @admin.register(Comment)
-class CommentAdmin(admin.ModelAdmin):
+class CommentAdmin(SafeDateHierarchy, admin.ModelAdmin):
     list_display = [
         "name",
         "entry",

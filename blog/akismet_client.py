@@ -1,6 +1,9 @@
-"""This process's Akismet client: the key verified once, a refusal recorded for /healthz.
+"""Akismet as a spam backend, and this process's client: the key verified once, a refusal
+recorded for /healthz.
 
-Callers see only the akismet library's exceptions. The key is verified when the
+The client's functions raise only the akismet library's exceptions;
+``AkismetBackend`` turns them into the interface's (``blog.spam_backends``).
+Loaded only when this backend is in use. The key is verified when the
 client is first built (once per process: a forked child builds its own, see
 ``reset_client``); a key Akismet refuses is asked about again only after
 BLOG_AKISMET_KEY_RETRY_AFTER seconds, and is recorded in the cache, where
@@ -18,6 +21,8 @@ import httpx
 from django.core.cache import cache
 
 from blog import conf
+from blog.spam import build_payload
+from blog.spam_backends import Refused, SpamBackend, TemporaryFailure, Verdict
 
 logger = logging.getLogger(__name__)
 
@@ -150,3 +155,54 @@ def is_misconfigured():
         return cache.get(MISCONFIGURED_KEY) == config_fingerprint()
     except Exception:
         return False  # the cache check reports an unreachable cache
+
+
+# --- the backend --------------------------------------------------------------
+
+VERDICTS = {
+    akismet.CheckResponse.HAM: Verdict.HAM,
+    akismet.CheckResponse.SPAM: Verdict.SPAM,
+    akismet.CheckResponse.DISCARD: Verdict.DISCARD,
+}
+
+
+def without_key(exc):
+    """The exception's message without the API key (the library's refusal quotes it)."""
+    text = str(exc)
+    return text.replace(conf.AKISMET_API_KEY, "[hidden]") if conf.AKISMET_API_KEY else text
+
+
+class AkismetBackend(SpamBackend):
+    """Akismet (through the akismet library), base URL AKISMET_API_URL."""
+
+    name = "akismet"
+    remote = True
+
+    def ask(self, operation):
+        """``operation(client)``, the library's exceptions turned into the interface's."""
+        try:
+            return call(operation)
+        except akismet.ConfigurationError as exc:
+            raise Refused(
+                f"Akismet refused the key or blog URL ({type(exc).__name__})"
+            ) from None  # the library's message quotes the key
+        except (akismet.RequestError, akismet.ProtocolError) as exc:
+            # Network errors, timeouts, 5xx, and answers that are not Akismet's.
+            raise TemporaryFailure(without_key(exc)) from exc
+
+    def check(self, comment, remote_addr=None):
+        payload = build_payload(comment, remote_addr)
+        answer = self.ask(lambda client: client.comment_check(**payload))
+        return Verdict(VERDICTS[answer], "", payload)
+
+    def submit_spam(self, comment):
+        # The data the check was made with; a comment never checked gets it built now.
+        payload = comment.akismet_payload or build_payload(comment)
+        return self.ask(lambda client: client.submit_spam(**payload))
+
+    def submit_ham(self, comment):
+        payload = comment.akismet_payload or build_payload(comment)
+        return self.ask(lambda client: client.submit_ham(**payload))
+
+    def is_misconfigured(self):
+        return is_misconfigured()

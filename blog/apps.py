@@ -10,4 +10,7 @@ class BlogConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from blog import checks  # noqa: F401  (registers the system checks)
+        # The checks register themselves; the tasks too, in every process, so that
+        # one sent by name from a web process (with CELERY_TASK_ALWAYS_EAGER, say)
+        # runs as the task it is, even where the host never autodiscovers tasks.
+        from blog import checks, tasks  # noqa: F401

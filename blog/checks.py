@@ -1,5 +1,6 @@
 """System checks: blog's settings, caught at start-up instead of at the first comment.
 
+- ``blog.E001``: the spam backend in use cannot be loaded.
 - ``blog.E002``: ``BLOG_TRUSTED_PROXIES`` is not a list of IP addresses or networks.
 - ``blog.E003``: a setting of the wrong type or out of range.
 """
@@ -7,8 +8,9 @@
 import ipaddress
 
 from django.core.checks import Error, register
+from django.core.exceptions import ImproperlyConfigured
 
-from blog import conf
+from blog import conf, spam
 
 # Whole numbers, each with its smallest sensible value.
 WHOLE_NUMBERS = {
@@ -22,6 +24,20 @@ WHOLE_NUMBERS = {
     "BLOG_SPAM_PURGE_AFTER_DAYS": 1,
     "BLOG_SPAM_MAX_LINKS": 0,
 }
+
+
+@register()
+def check_spam_backend(app_configs, **kwargs):
+    """blog.E001: the backend in use (BLOG_SPAM_BACKEND, or the default) cannot be loaded."""
+    try:
+        spam.load_backend(spam.backend_path())
+    except ImproperlyConfigured as exc:
+        hint = (
+            "Set BLOG_SPAM_BACKEND to the dotted path of a blog.spam_backends.SpamBackend "
+            "subclass, or leave it unset (Akismet with AKISMET_API_KEY, else the local rules)."
+        )
+        return [Error(str(exc), hint=hint, id="blog.E001")]
+    return []
 
 
 @register()

@@ -12,8 +12,8 @@ DEFAULTS = {
     "BLOG_COMMENTS_PER_MINUTE": 5,
     # Proxies (IPs or CIDR networks) whose X-Forwarded-For is believed.
     "BLOG_TRUSTED_PROXIES": [],
-    # The spam backend: a dotted path to a class (blog.spam_backends). None:
-    # Akismet when AKISMET_API_KEY is set, else the local rules.
+    # The spam backend: a dotted path to a blog.spam_backends.SpamBackend subclass.
+    # None: Akismet when AKISMET_API_KEY is set, else the local rules.
     "BLOG_SPAM_BACKEND": None,
     # Seconds one Akismet request may take; the visitor never waits for it.
     "BLOG_AKISMET_TIMEOUT": 5,

@@ -25,7 +25,7 @@ def send(name, **kwargs):
 
 
 def check_broker():
-    """Raise unless the broker answers now (the health check's probe, and the command's)."""
+    """Raise unless the broker answers now: recheck_comments asks before it records anything."""
     with current_app.connection_for_write() as conn:
         conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=2)
 

@@ -4,6 +4,8 @@ import re
 
 from blog import conf
 from blog.models import Comment
+from blog.spam import build_payload
+from blog.spam_backends import SpamBackend, Verdict
 
 # A whole URL counts once: "https://www.example.com" is one link, not two.
 LINK = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
@@ -31,3 +33,15 @@ def local_reasons(payload, comment_id=None):
     if text.strip() and duplicates.exists():
         reasons.append("same text as an earlier comment")
     return reasons
+
+
+class LocalRulesBackend(SpamBackend):
+    """The local rules as a spam backend: no outside service, no feedback to send."""
+
+    name = "local"
+
+    def check(self, comment, remote_addr=None):
+        payload = build_payload(comment, remote_addr)
+        reasons = local_reasons(payload, comment.pk)
+        kind = Verdict.SPAM if reasons else Verdict.HAM
+        return Verdict(kind, ", ".join(reasons), payload)

@@ -1,9 +1,13 @@
 """Blog entries, their comments, and each comment's history of checks and decisions."""
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
+
+# Paths of blog/urls.py beside <slug>/: an entry with one of these slugs could never be reached.
+RESERVED_SLUGS = frozenset({"feed"})
 
 
 class EntryQuerySet(models.QuerySet):
@@ -30,6 +34,12 @@ class Entry(models.Model):
 
     def get_absolute_url(self):
         return reverse("blog:entry_detail", kwargs={"slug": self.slug})
+
+    def clean(self):
+        if self.slug in RESERVED_SLUGS:
+            raise ValidationError(
+                {"slug": f"“{self.slug}” is the address of another page of the blog."}
+            )
 
 
 class CommentQuerySet(models.QuerySet):

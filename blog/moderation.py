@@ -10,22 +10,23 @@ import logging
 from datetime import timedelta
 from functools import partial
 
-from akismet import CheckResponse
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from blog import conf, spam
+from blog import conf
 from blog.dispatch import SUBMIT_HAM, SUBMIT_SPAM, dispatch_check, dispatch_feedback
 from blog.models import Comment, CommentEvent
+from blog.signals import comment_judged
+from blog.spam_backends import Verdict
 
 logger = logging.getLogger(__name__)
 Status, Kind = Comment.Status, CommentEvent.Kind
 # The spam check's verdicts: the status each gives and the history's word for it.
 VERDICTS = {
-    CheckResponse.HAM: (Status.PUBLISHED, "ham"),
-    CheckResponse.SPAM: (Status.SPAM, "spam"),
-    CheckResponse.DISCARD: (Status.SPAM, "blatant spam (discard)"),
+    Verdict.HAM: (Status.PUBLISHED, "ham"),
+    Verdict.SPAM: (Status.SPAM, "spam"),
+    Verdict.DISCARD: (Status.SPAM, "blatant spam (discard)"),
 }
 
 
@@ -58,28 +59,33 @@ def mark_ham(comments, actor=None):
     return len(changed)
 
 
-def record_verdict(comment, verdict, reasons, payload):
-    """The spam check's answer: status, time and payload with a "checked" event, committed
-    together and only while the comment is pending (a moderator's decision made meanwhile
-    wins); blatant spam is deleted when BLOG_SPAM_DELETE_BLATANT is on. Returns is_spam."""
-    status, label = VERDICTS[verdict]
-    detail = f"{spam.backend_name()}: {label}" + (f" ({reasons})" if reasons else "")
+def record_verdict(comment, verdict, backend):
+    """A backend's ``Verdict``: status, time and data with a "checked" event naming the
+    ``backend``, committed together and only while the comment is pending (a moderator's
+    decision made meanwhile wins); then ``comment_judged`` is sent, and blatant spam is
+    deleted when BLOG_SPAM_DELETE_BLATANT is on. Returns is_spam."""
+    status, label = VERDICTS[verdict.kind]
+    detail = f"{backend}: {label}" + (f" ({verdict.reason})" if verdict.reason else "")
+    changes = {
+        "status": status,
+        "is_blatant": verdict.kind == Verdict.DISCARD,
+        "spam_checked_at": timezone.now(),
+        "akismet_payload": verdict.data,
+    }
     with transaction.atomic():
-        updated = (
-            Comment.objects.pending()
-            .filter(pk=comment.pk)
-            .update(
-                status=status,
-                is_blatant=verdict == CheckResponse.DISCARD,
-                spam_checked_at=timezone.now(),
-                akismet_payload=payload,
-            )
-        )
+        updated = Comment.objects.pending().filter(pk=comment.pk).update(**changes)
         if updated:
             CommentEvent.objects.create(comment_id=comment.pk, kind=Kind.CHECKED, detail=detail)
     if not updated:
         return Comment.objects.filter(pk=comment.pk, status=Status.SPAM).exists()
-    if verdict == CheckResponse.DISCARD and conf.BLOG_SPAM_DELETE_BLATANT:
+    for name, value in changes.items():
+        setattr(comment, name, value)
+    send = partial(
+        comment_judged.send, sender=Comment, comment=comment, verdict=verdict, backend=backend
+    )
+    # Robust: a failing receiver is logged, and the verdict (committed) stands.
+    transaction.on_commit(send, robust=True)
+    if verdict.kind == Verdict.DISCARD and conf.BLOG_SPAM_DELETE_BLATANT:
         logger.info("comment %s is blatant spam: deleted", comment.pk)
         Comment.objects.filter(pk=comment.pk).delete()
     return status == Status.SPAM

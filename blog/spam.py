@@ -1,28 +1,59 @@
-"""The one boundary to spam checking: Akismet when AKISMET_API_KEY is set, local rules otherwise.
+"""The one boundary to spam checking: the backend BLOG_SPAM_BACKEND names, and what it is sent.
 
-Callers get a ``CheckResponse`` (HAM, SPAM, DISCARD) and see only the akismet
-library's exceptions: ``RequestError``/``ProtocolError`` (may succeed later) and
-``ConfigurationError``/``APIKeyError`` (will not until an operator acts). The
-client and its key check are in ``blog.akismet_client``, the local rules in
-``blog.local_rules``.
+Without BLOG_SPAM_BACKEND: Akismet when AKISMET_API_KEY is set, the local rules
+otherwise. The interface is in ``blog.spam_backends``; callers see only its
+``Verdict``, ``TemporaryFailure`` and ``Refused``. The akismet library is
+imported only when the Akismet backend is loaded.
 """
 
-from akismet import CheckResponse
+from functools import lru_cache
+
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.module_loading import import_string
 
-from blog import akismet_client, conf
-from blog.local_rules import local_reasons
+from blog import conf
+from blog.spam_backends import is_backend
 
+AKISMET_BACKEND = "blog.akismet_client.AkismetBackend"
+LOCAL_BACKEND = "blog.local_rules.LocalRulesBackend"
 HONEYPOT_FIELD = "website"
 
 
+def backend_path():
+    """The dotted path of the backend in use."""
+    if conf.BLOG_SPAM_BACKEND:
+        return conf.BLOG_SPAM_BACKEND
+    return AKISMET_BACKEND if conf.AKISMET_API_KEY else LOCAL_BACKEND
+
+
+@lru_cache(maxsize=4)
+def load_backend(path):
+    """The backend class at ``path``; ImproperlyConfigured when it is none (see blog.E001)."""
+    try:
+        backend = import_string(path)
+    except ImportError as exc:
+        raise ImproperlyConfigured(f"BLOG_SPAM_BACKEND {path!r} cannot be imported: {exc}") from exc
+    if not is_backend(backend):
+        raise ImproperlyConfigured(
+            f"BLOG_SPAM_BACKEND {path!r} is not a blog.spam_backends.SpamBackend subclass "
+            "with a name"
+        )
+    return backend
+
+
+def get_backend():
+    """An instance of the backend in use."""
+    return load_backend(backend_path())()
+
+
 def backend_name():
-    """``"akismet"`` when an API key is configured, else ``"local"``."""
-    return "akismet" if akismet_client.in_use() else "local"
+    """The name of the backend in use ("akismet", "local", ...), as the history says it."""
+    return load_backend(backend_path()).name
 
 
 def build_payload(comment, remote_addr=None):
-    """Everything Akismet uses about a comment, as keyword arguments of the library."""
+    """Everything Akismet uses about a comment (the local rules read it too)."""
     entry = comment.entry
     blog_url = conf.AKISMET_BLOG_URL.rstrip("/")
     return {
@@ -44,24 +75,21 @@ def build_payload(comment, remote_addr=None):
     }
 
 
-def judge(payload, comment_id=None):
-    """The configured backend's ``CheckResponse`` for a payload, and the local rules' reasons
-    (Akismet gives none): for the history."""
-    if not akismet_client.in_use():
-        reasons = local_reasons(payload, comment_id)
-        return (CheckResponse.SPAM if reasons else CheckResponse.HAM), ", ".join(reasons)
-    return akismet_client.call(lambda client: client.comment_check(**payload)), ""
+def check(comment, remote_addr=None):
+    """The backend's ``Verdict`` about a comment."""
+    return get_backend().check(comment, remote_addr)
 
 
-def submit_spam(payload):
-    """Tell Akismet a comment is spam; False when the local rules are in use."""
-    if not akismet_client.in_use():
-        return False
-    return akismet_client.call(lambda client: client.submit_spam(**payload))
+def submit_spam(comment):
+    """Tell the backend a moderator found the comment to be spam; False when nothing was sent."""
+    return get_backend().submit_spam(comment)
 
 
-def submit_ham(payload):
-    """Tell Akismet a comment is not spam; False when the local rules are in use."""
-    if not akismet_client.in_use():
-        return False
-    return akismet_client.call(lambda client: client.submit_ham(**payload))
+def submit_ham(comment):
+    """Tell the backend a moderator found the comment not spam; False when nothing was sent."""
+    return get_backend().submit_ham(comment)
+
+
+def is_misconfigured():
+    """True while the backend's service is known to refuse this site's configuration."""
+    return get_backend().is_misconfigured()

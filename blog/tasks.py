@@ -1,34 +1,39 @@
 """The blog's Celery tasks: thin wrappers over blog.spam and blog.moderation.
 
-The spam service's tasks share one retry idiom (``SpamServiceTask``): network
-errors, timeouts, 5xx and answers that are not Akismet's are retried by Celery
-with exponential backoff and full jitter; after the last retry the failure is
-recorded and the comment stays pending for the sweeper. A refused key or blog
-URL is recorded and not retried: only an operator can fix it.
+The spam service's tasks share one retry idiom (``SpamServiceTask``): what the
+backend says may succeed later (``TemporaryFailure``: network errors, timeouts,
+5xx, answers that are not the service's) is retried by Celery with exponential
+backoff and full jitter; after the last retry the failure is recorded and the
+comment stays pending for the sweeper. A refused configuration (``Refused``: a
+key or blog URL) is recorded and not retried: only an operator can fix it.
 """
 
 import logging
 from datetime import timedelta
 
-import akismet
 from celery import Task, shared_task
 from celery.exceptions import Retry
 from django.utils import timezone
 
-from blog import akismet_client, conf, moderation, spam
+from blog import conf, moderation, spam
 from blog.models import Comment, CommentEvent
-from blog.redact import hide_secrets
+from blog.spam_backends import Refused, TemporaryFailure
 
 logger = logging.getLogger(__name__)
 Status, Kind = Comment.Status, CommentEvent.Kind
 
-# Worth trying again later: network errors, timeouts, 5xx (RequestError) and
-# answers that are not Akismet's (ProtocolError: a proxy's error page, say).
-TRANSIENT = (akismet.RequestError, akismet.ProtocolError)
+# Worth trying again later, as the backend tells (Akismet: network errors,
+# timeouts, 5xx, and answers that are not Akismet's, a proxy's error page say).
+TRANSIENT = (TemporaryFailure,)
 
 
 def comment_id_of(args, kwargs):
     return kwargs["comment_id"] if "comment_id" in kwargs else args[0]
+
+
+def describe(exc):
+    """The failure as the history says it: the service library's error, and its message."""
+    return f"{type(exc.__cause__ or exc).__name__}: {exc}"
 
 
 class SpamServiceTask(Task):
@@ -61,7 +66,7 @@ class SpamServiceTask(Task):
             "comment %s: %s (%s); retry in %ss",
             comment_id_of(args, kwargs),
             self.failed_kind.label,
-            hide_secrets(exc),
+            exc,
             retry.when,
         )
 
@@ -72,16 +77,14 @@ class SpamServiceTask(Task):
             CommentEvent.objects.create(
                 comment_id=comment_id_of(args, kwargs),
                 kind=self.failed_kind,
-                detail=f"{type(exc).__name__}: {hide_secrets(exc)} (after {retries} retries)",
+                detail=f"{describe(exc)} (after {retries} retries)",
             )
 
     def refused(self, comment_id, exc, label=""):
-        """Akismet refused the key or blog URL: recorded, not retried (the client logged
+        """The service refused the configuration: recorded, not retried (the backend logged
         it and flagged it for /healthz; the sweeper sends pending comments again later)."""
         CommentEvent.objects.create(
-            comment_id=comment_id,
-            kind=self.failed_kind,
-            detail=f"{label}Akismet refused the key or blog URL ({type(exc).__name__})",
+            comment_id=comment_id, kind=self.failed_kind, detail=f"{label}{exc}"
         )
 
 
@@ -96,26 +99,24 @@ def spam_filter(self, comment_id, remote_addr=None):
     if comment.status != Status.PENDING:
         # Already checked (a duplicate dispatch) or decided by a moderator.
         return comment.status == Status.SPAM
-    payload = spam.build_payload(comment, remote_addr)
+    backend = spam.get_backend()
     try:
-        verdict, reasons = spam.judge(payload, comment_id=comment.pk)
-    except akismet.ConfigurationError as exc:
+        verdict = backend.check(comment, remote_addr)
+    except Refused as exc:
         self.refused(comment.pk, exc)
         return None
-    return moderation.record_verdict(comment, verdict, reasons, payload)
+    return moderation.record_verdict(comment, verdict, backend.name)
 
 
 def send_feedback(task, comment_id, submit, name):
-    """Send a moderator's decision with the data the check was made with; True when sent."""
+    """Send a moderator's decision to the backend; True when sent."""
     try:
         comment = Comment.objects.select_related("entry").get(pk=comment_id)
     except Comment.DoesNotExist:
         return False
-    # A comment never checked gets its payload built now.
-    payload = comment.akismet_payload or spam.build_payload(comment)
     try:
-        sent = submit(payload)
-    except akismet.ConfigurationError as exc:
+        sent = submit(comment)
+    except Refused as exc:
         task.refused(comment.pk, exc, f"{name}: ")
         return False
     if sent:
@@ -125,13 +126,13 @@ def send_feedback(task, comment_id, submit, name):
 
 @shared_task(bind=True, base=SpamServiceTask, failed_kind=Kind.FEEDBACK_FAILED)
 def submit_spam(self, comment_id):
-    """Tell Akismet a moderator found this comment to be spam."""
+    """Tell the spam backend a moderator found this comment to be spam."""
     return send_feedback(self, comment_id, spam.submit_spam, "submit-spam")
 
 
 @shared_task(bind=True, base=SpamServiceTask, failed_kind=Kind.FEEDBACK_FAILED)
 def submit_ham(self, comment_id):
-    """Tell Akismet a moderator found this comment not to be spam."""
+    """Tell the spam backend a moderator found this comment not to be spam."""
     return send_feedback(self, comment_id, spam.submit_ham, "submit-ham")
 
 
@@ -140,7 +141,7 @@ def recheck_pending_comments():
     """Re-dispatch comments pending too long (broker down at POST time, lost tasks)."""
     minutes = conf.BLOG_SPAM_RECHECK_AFTER_MINUTES
     stale = moderation.stale_pending(minutes)
-    if akismet_client.is_misconfigured():
+    if spam.is_misconfigured():
         # Every check would fail the same way: send one as a probe, which
         # clears the flag once the key is accepted again (subscription renewed).
         stale = stale[:1]

@@ -1,4 +1,4 @@
-"""URLs of the blog."""
+"""URLs of the blog, with no prefix of their own: the site mounts them where it likes."""
 
 from django.urls import path
 
@@ -8,8 +8,8 @@ from blog.feeds import LatestEntriesFeed
 app_name = "blog"
 urlpatterns = [
     path("", views.entry_list, name="entry_list"),
-    # Before <slug>/, so "feed" is never taken for an entry's slug.
-    path("blog/feed/", LatestEntriesFeed(), name="feed"),
-    path("blog/<slug:slug>/", views.entry_detail, name="entry_detail"),
-    path("blog/<slug:slug>/comment/", views.add_comment, name="add_comment"),
+    # Before <slug>/, which would take "feed" too: an entry cannot have that slug (Entry.clean).
+    path("feed/", LatestEntriesFeed(), name="feed"),
+    path("<slug:slug>/", views.entry_detail, name="entry_detail"),
+    path("<slug:slug>/comment/", views.add_comment, name="add_comment"),
 ]

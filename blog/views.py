@@ -1,8 +1,6 @@
 """Pages of the blog: the list of entries, one entry with its comments, posting a comment."""
 
-import contextlib
-import ipaddress
-from functools import lru_cache, partial
+from functools import partial
 
 from django.contrib import messages
 from django.core.cache import cache
@@ -14,9 +12,12 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from blog import conf
+from blog.client_ip import client_ip
 from blog.dispatch import dispatch_check
 from blog.forms import CommentForm
 from blog.models import Comment, Entry
+from blog.signals import comment_will_be_posted
+from djangofeeds import query
 
 
 class HttpResponseSeeOther(HttpResponseRedirect):
@@ -28,7 +29,7 @@ ENTRIES_PER_PAGE = 10
 
 def entry_list(request):
     entries = Paginator(Entry.objects.published(), ENTRIES_PER_PAGE)
-    page = entries.get_page(request.GET.get("page"))
+    page = entries.get_page(query.page_number(request))
     return render(request, "blog/entry_list.html", {"entries": page, "page": page})
 
 
@@ -44,49 +45,6 @@ def render_entry(request, entry, form=None, status=200):
 def entry_detail(request, slug):
     entry = get_object_or_404(Entry.objects.published(), slug=slug)
     return render_entry(request, entry)
-
-
-def client_ip(request):
-    """The visitor's IP address, or None when there is none to be had.
-
-    REMOTE_ADDR, unless it is one of ``BLOG_TRUSTED_PROXIES``: then the
-    X-Forwarded-For entries are read from the right, past the trusted proxies,
-    and the first address that is not one of them is the visitor (everything
-    to its left was written by the client, who may write anything). A
-    malformed entry ends the walk at the last address known to be true.
-
-    None when REMOTE_ADDR is no address: behind a Unix socket it is "" or a
-    path, and a malformed value must not reach an inet column (PostgreSQL
-    refuses it).
-    """
-    address = plain_ip(request.META.get("REMOTE_ADDR", ""))
-    proxies = trusted_proxies(tuple(conf.BLOG_TRUSTED_PROXIES))
-    forwarded = request.headers.get("X-Forwarded-For", "").split(",")
-    while address and is_trusted(address, proxies) and forwarded:
-        hop = plain_ip(forwarded.pop())
-        if hop is None:
-            break
-        address = hop
-    return address
-
-
-@lru_cache(maxsize=8)
-def trusted_proxies(networks):
-    """``BLOG_TRUSTED_PROXIES`` as networks ("10.0.0.1" is 10.0.0.1/32); parsed once."""
-    return tuple(ipaddress.ip_network(network, strict=False) for network in networks)
-
-
-def is_trusted(address, proxies):
-    address = ipaddress.ip_address(address)
-    return any(address in network for network in proxies)
-
-
-def plain_ip(text):
-    """``text`` as an IP address without an IPv6 zone ("fe80::1%eth0"), or None."""
-    with contextlib.suppress(ValueError):
-        # The zone means nothing off the host, and an inet column refuses it.
-        return str(ipaddress.ip_address(text.strip().partition("%")[0]))
-    return None
 
 
 def header(request, name):
@@ -127,6 +85,12 @@ def too_fast(request, entry):
     return render_entry(request, entry, CommentForm(request.POST), status=429)
 
 
+def may_post(request, comment):
+    """Ask comment_will_be_posted's receivers: any that answers False vetoes the comment."""
+    responses = comment_will_be_posted.send(sender=Comment, comment=comment, request=request)
+    return all(response is not False for _, response in responses)
+
+
 @require_POST
 def add_comment(request, slug):
     entry = get_object_or_404(Entry.objects.published(), slug=slug)
@@ -148,6 +112,9 @@ def add_comment(request, slug):
     comment.user_agent = header(request, "User-Agent")
     comment.referrer = header(request, "Referer")
     comment.last_dispatched_at = timezone.now()
+    if not may_post(request, comment):
+        messages.error(request, "Your comment was not accepted.")
+        return render_entry(request, entry, form, status=400)
     comment.save()
     # After commit, so the worker finds the row; dispatch_check never raises.
     transaction.on_commit(partial(dispatch_check, comment.pk, ip), robust=True)

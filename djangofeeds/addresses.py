@@ -24,27 +24,55 @@ LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")
 
 
 def url_problem(url):
-    """Why ``url`` can never be fetched (scheme, credentials, a private IP literal), or None.
+    """Why ``url`` can never be fetched (scheme, credentials, host, port, a private IP literal).
 
-    Checks what the URL itself says, without DNS; used to vet URLs as they are
-    added (admin, commands, OPML). ``check_url`` repeats it at fetch time and
-    also checks every address the host resolves to.
+    None when nothing is wrong. Checks what the URL itself says, without DNS;
+    used to vet URLs as they are added (admin, commands, OPML). ``check_url``
+    repeats it at fetch time (every redirect target too) and also checks every
+    address the host resolves to. Never raises: whatever httpx or IDNA refuse
+    is a reason like the others.
     """
     try:
-        url = httpx.URL(url) if isinstance(url, str) else url
-    except (httpx.InvalidURL, TypeError, ValueError) as exc:
-        return f"not a valid URL: {exc}"
+        url, host = read_url(url)
+    except UnreadableURL as exc:
+        return str(exc)
     if url.scheme not in ("http", "https"):
         return f"only http and https URLs can be fetched, not {url.scheme or 'none'!r}"
     if url.userinfo:
         return "URLs with a user name or password are not fetched"
-    if not url.host:
+    if not host:
         return "the URL has no host"
+    if url.port == 0:
+        return "port 0 cannot be fetched"
+    if url.port is not None and not 0 < url.port <= 65535:
+        return "the port is not a number from 1 to 65535"
     if not conf.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS:
-        literal = ip_literal(url.host)
+        literal = ip_literal(host)
         if literal is not None and not is_public(str(literal)):
-            return f"{url.host} is a non-public address ({literal}): refused"
+            return f"{host} is a non-public address ({literal}): refused"
     return None
+
+
+class UnreadableURL(ValueError):
+    """httpx or IDNA cannot read the URL; the message says why, in words."""
+
+
+def read_url(url):
+    """``(httpx.URL, host)`` for ``url`` (a string or an httpx.URL), or ``UnreadableURL``.
+
+    The one place that catches what the URL and IDNA libraries raise: httpx
+    takes an A-label as given ("xn--"), and decoding it for ``.host`` is where
+    IDNA refuses it.
+    """
+    try:
+        url = httpx.URL(url) if isinstance(url, str) else url
+    except (httpx.InvalidURL, TypeError, ValueError) as exc:
+        raise UnreadableURL(f"not a valid URL: {exc}") from exc
+    try:
+        return url, url.host
+    except UnicodeError as exc:  # idna.IDNAError is one
+        raw_host = url.raw_host.decode("ascii", "replace")
+        raise UnreadableURL(f"not a valid URL: the host name {raw_host} is not valid IDNA") from exc
 
 
 def ip_literal(host):

@@ -8,15 +8,20 @@ from django.core.cache import cache
 from django.db import models
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
+from django.http import Http404
 from django.template.defaultfilters import truncatechars
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import ngettext
 
+from djangofeeds import query
+from djangofeeds.changelist import SafeDateHierarchy
+from djangofeeds.forms import FeedAddForm
 from djangofeeds.models import Category, Enclosure, Feed, ImportRun, Outcome, Post, RefreshRun
 from djangofeeds.search import search_posts
 from djangofeeds.tasks import enqueue_imports
+from djangofeeds.websub_admin import SubscriptionInline, push_state
 
 # A URL typed without a scheme is taken as https (Django 6's default).
 URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}
@@ -28,6 +33,7 @@ OVERDUE_AFTER = timedelta(hours=1)
 CATEGORY_CHOICES = 30
 CATEGORY_CACHE = 300  # seconds
 TOP_CATEGORIES_KEY = "djangofeeds-admin-top-categories"
+NO_ROW = -1  # an id no row has
 
 
 def count_of(model, field):
@@ -40,8 +46,8 @@ def count_of(model, field):
     return Coalesce(Subquery(rows.annotate(n=Count("*")).values("n")), 0)
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Rows written by the importer: to look at, not to edit."""
+class ReadOnlyAdmin(SafeDateHierarchy, admin.ModelAdmin):
+    """Rows written by the importer: to look at, not to edit (by date, any year asked)."""
 
     formfield_overrides = URL_FIELDS
 
@@ -100,6 +106,7 @@ class FeedAdmin(admin.ModelAdmin):
         "error_count",
         "next_check_at",
         "post_count",
+        "push",
     ]
     list_filter = [NeedsAttentionFilter, "is_active", "last_status"]
     search_fields = ["title", "url", "link"]
@@ -123,12 +130,44 @@ class FeedAdmin(admin.ModelAdmin):
         (None, {"fields": ["url", "title", "link", "description", "is_active", "next_check_at"]}),
         ("Last import", {"fields": readonly_fields}),
     ]
+    # Adding takes a feed's URL or a page's (djangofeeds.forms), as contrib.auth's UserAdmin
+    # has its own add form.
+    add_form = FeedAddForm
+    add_fieldsets = [
+        (None, {"fields": ["url", "feed_choice", "title", "link", "description", "is_active"]}),
+    ]
     actions = ["import_now", "activate", "deactivate", "reset_errors"]
     formfield_overrides = URL_FIELDS
     show_full_result_count = False
+    inlines = [SubscriptionInline]
+
+    def get_fieldsets(self, request, obj=None):
+        return self.add_fieldsets if obj is None else super().get_fieldsets(request, obj)
+
+    def get_form(self, request, obj=None, **kwargs):
+        if obj is None:
+            kwargs["form"] = self.add_form
+        return super().get_form(request, obj, **kwargs)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        found = getattr(form, "found", None)
+        if found and found.page:
+            self.message_user(request, f"Found the feed {obj.url} on {found.page}.")
+        if found and found.unchecked:
+            self.message_user(
+                request,
+                f"{obj.url} could not be checked ({found.unchecked}); the importer will retry it.",
+                messages.WARNING,
+            )
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(post_count=count_of(Post, "feed"))
+        rows = super().get_queryset(request).select_related("subscription")
+        return rows.annotate(post_count=count_of(Post, "feed"))
+
+    @admin.display(description="push (WebSub)")
+    def push(self, feed):
+        return push_state(getattr(feed, "subscription", None))
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         # The panel under the form (admin/djangofeeds/feed/change_form.html).
@@ -185,7 +224,7 @@ class FeedAdmin(admin.ModelAdmin):
 
     @admin.action(description="Deactivate", permissions=["change"])
     def deactivate(self, request, queryset):
-        count = queryset.update(is_active=False)
+        count = queryset.deactivate(f"deactivated by {request.user.get_username()} in the admin")
         self.message_user(
             request, ngettext("Deactivated %d feed.", "Deactivated %d feeds.", count) % count
         )
@@ -212,10 +251,17 @@ class CategoryFilter(admin.SimpleListFilter):
             choices = cache.get_or_set(TOP_CATEGORIES_KEY, self.top, CATEGORY_CACHE)
         except Exception:  # the cache is down: count now rather than fail the page
             choices = self.top()
-        chosen = self.value()
-        if chosen and chosen.isdigit() and chosen not in dict(choices):
+        chosen = self.chosen(request)
+        if chosen is not None and str(chosen) not in dict(choices):
             choices = [*choices, *((str(c.pk), str(c)) for c in Category.objects.filter(pk=chosen))]
         return choices
+
+    def chosen(self, request):
+        """The category id asked for; None when malformed (no filter, as on /feeds/)."""
+        try:
+            return query.object_id(request, self.parameter_name)
+        except Http404:
+            return NO_ROW  # a number no id can be: an empty list, as for an unknown id
 
     @staticmethod
     def top():
@@ -223,9 +269,8 @@ class CategoryFilter(admin.SimpleListFilter):
         return [(str(c.pk), str(c)) for c in top[:CATEGORY_CHOICES]]
 
     def queryset(self, request, queryset):
-        if self.value() and self.value().isdigit():
-            return queryset.filter(categories=self.value())
-        return queryset
+        chosen = self.chosen(request)
+        return queryset if chosen is None else queryset.filter(categories=chosen)
 
 
 class EnclosureInline(admin.TabularInline):

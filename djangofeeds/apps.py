@@ -10,10 +10,21 @@ class DjangofeedsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from django.db.models.signals import post_migrate
+        from django.db.models.signals import post_migrate, pre_delete
 
-        from djangofeeds import checks  # noqa: F401  (registers the system checks)
+        # The checks register themselves; the tasks too, in every process, so that
+        # one sent by name from a web process (with CELERY_TASK_ALWAYS_EAGER, say)
+        # runs as the task it is, even where the host never autodiscovers tasks.
+        from djangofeeds import checks, tasks, websub  # noqa: F401
+        from djangofeeds.signals import feed_deactivated
 
+        # WebSub: a feed deactivated or deleted is unsubscribed from its hub.
+        feed_deactivated.connect(websub.feed_dropped, dispatch_uid="djangofeeds-websub-deactivated")
+        pre_delete.connect(
+            websub.feed_dropped,
+            sender=self.get_model("Feed"),
+            dispatch_uid="djangofeeds-websub-delete",
+        )
         post_migrate.connect(repair_search_index, sender=self)
 
 

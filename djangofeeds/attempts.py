@@ -15,6 +15,7 @@ from django.utils import timezone
 from djangofeeds.importer import finish, new_run
 from djangofeeds.models import Feed, Outcome
 from djangofeeds.schedule import backoff
+from djangofeeds.signals import feed_failing, send_on_commit
 
 logger = logging.getLogger(__name__)
 
@@ -63,4 +64,8 @@ def record_crash(url, error, *, fence=None, task_id="", worker="", refresh_run=N
             "The crash of an import of %s is not written on the feed: a newer import took it over",
             url,
         )
-    return finish(feed, new_run(feed, task_id, worker, refresh_run, error=error), Outcome.FAILED)
+    result = finish(feed, new_run(feed, task_id, worker, refresh_run, error=error), Outcome.FAILED)
+    if written and feed.error_count == 0:
+        feed.error_count = 1
+        send_on_commit(feed_failing, Feed, feed=feed, run=result.run, error=error)
+    return result

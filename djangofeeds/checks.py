@@ -29,6 +29,7 @@ WHOLE_NUMBERS = {
     "DJANGOFEEDS_TICK_BATCH": 1,
     "DJANGOFEEDS_QUEUE_DEPTH": 1,
     "DJANGOFEEDS_CLAIM_TIMEOUT": 1,
+    "DJANGOFEEDS_MAX_PER_HOST": 1,
     "DJANGOFEEDS_KEEP_POSTS": 0,
     "DJANGOFEEDS_KEEP_RUNS_DAYS": 0,
     "DJANGOFEEDS_KEEP_RUNS_PER_FEED": 0,
@@ -51,9 +52,25 @@ def bad_whole_numbers(names, read, check_id):
     return errors
 
 
+def bad_contact(contact):
+    """An ``Error`` when the User-Agent's contact is not text that fits in a header line."""
+    if contact is None or (
+        isinstance(contact, str) and contact.isprintable() and contact.strip() == contact
+    ):
+        return []
+    return [
+        Error(
+            f"DJANGOFEEDS_USER_AGENT_CONTACT must be None or one line of text, not {contact!r}.",
+            hint="Set it to a URL or an e-mail address, e.g. 'https://example.org/contact'.",
+            id="djangofeeds.E001",
+        )
+    ]
+
+
 @register()
 def check_settings(app_configs, **kwargs):
     errors = bad_whole_numbers(WHOLE_NUMBERS, lambda name: getattr(conf, name), "djangofeeds.E001")
+    errors += bad_contact(conf.DJANGOFEEDS_USER_AGENT_CONTACT)
     if errors:
         return errors  # the checks below compare these numbers
     if conf.DJANGOFEEDS_MIN_POLL_INTERVAL > conf.DJANGOFEEDS_MAX_POLL_INTERVAL:

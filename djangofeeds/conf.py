@@ -35,6 +35,15 @@ DEFAULTS = {
     # Import runs kept: this many days, and always the last N of each feed.
     "DJANGOFEEDS_KEEP_RUNS_DAYS": 14,
     "DJANGOFEEDS_KEEP_RUNS_PER_FEED": 10,
+    # Imports of one host's feeds running at once, across all workers.
+    "DJANGOFEEDS_MAX_PER_HOST": 2,
+    # A URL or address added to the User-Agent, so that a publisher can reach you.
+    "DJANGOFEEDS_USER_AGENT_CONTACT": None,
+    # Base URL at which WebSub hubs reach this site (e.g. "https://example.com");
+    # None: push is off and every feed is polled.
+    "DJANGOFEEDS_PUBLIC_URL": None,
+    # Seconds of WebSub lease asked of a hub (it may grant another); renewed before it ends.
+    "DJANGOFEEDS_WEBSUB_LEASE_SECONDS": 10 * 24 * 3600,
     # Celery's own setting: seconds a task result is kept (the cleanup prunes
     # this app's older results when django-celery-results is installed).
     "CELERY_RESULT_EXPIRES": 24 * 3600,

@@ -19,12 +19,12 @@ import httpx
 from djangofeeds import conf
 from djangofeeds.addresses import check_url, host_header, pinned
 from djangofeeds.fetch_errors import FeedGone, FetchError, TransientFetchError
+from djangofeeds.politeness import user_agent
 from djangofeeds.transport import DEADLINE_TIMEOUTS, deadline_at, shared_client, time_left, too_slow
 
 # What the importer and the tests import from here.
 __all__ = ["FeedGone", "FetchError", "Fetched", "TransientFetchError", "fetch"]
 
-USER_AGENT = "djangofeeds/1.0 (feed importer; Django + Celery; +https://docs.celeryq.dev/)"
 ACCEPT = (
     "application/rss+xml, application/atom+xml, application/feed+json, application/rdf+xml, "
     "application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.9, */*;q=0.1"
@@ -57,14 +57,18 @@ def fetch(url, *, etag="", last_modified=""):
     """GET ``url`` (conditionally, when validators are given) and return a ``Fetched``."""
     timeout = conf.DJANGOFEEDS_FETCH_TIMEOUT
     deadline = time.monotonic() + timeout * DEADLINE_TIMEOUTS
-    headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT, "Accept-Encoding": "gzip, deflate"}
+    headers = {"User-Agent": user_agent(), "Accept": ACCEPT, "Accept-Encoding": "gzip, deflate"}
     if etag:
         headers["If-None-Match"] = etag
     if last_modified:
         headers["If-Modified-Since"] = last_modified
     try:
+        url = httpx.URL(url)
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise FetchError(f"not a valid URL: {exc}") from exc
+    try:
         with deadline_at(deadline):
-            return follow(shared_client(timeout), httpx.URL(url), headers, deadline)
+            return follow(shared_client(timeout), url, headers, deadline)
     except httpx.TimeoutException as exc:
         if time.monotonic() >= deadline:
             raise too_slow(timeout) from exc
@@ -109,13 +113,21 @@ def follow(client, url, headers, deadline):
             status = response.status_code
             if status in REDIRECTS and "location" in response.headers:
                 all_permanent = all_permanent and status in PERMANENT_REDIRECTS
-                url = url.join(response.headers["location"])
+                url = redirect_target(url, response.headers["location"])
                 continue
             permanent_url = str(url) if all_permanent and hops else None
             return answer(response, str(url), permanent_url)
         finally:
             response.close()
     raise FetchError(f"more than {MAX_REDIRECTS} redirects (the last to {shorten(url)})")
+
+
+def redirect_target(url, location):
+    """The URL a Location header points to, or a FetchError saying why it is none."""
+    try:
+        return url.join(location)
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise FetchError(f"redirected to {shorten(location)}: not a valid URL: {exc}") from exc
 
 
 def caused_by(exc, kind):

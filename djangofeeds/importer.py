@@ -15,6 +15,7 @@ from djangofeeds.models import Category, Enclosure, Feed, ImportRun, Outcome, Po
 from djangofeeds.parse import NotAFeed, body_hash, parse
 from djangofeeds.retention import prune_posts
 from djangofeeds.schedule import BACKOFF_CAP, backoff, poll_delay, publishing_rate
+from djangofeeds.signals import feed_deactivated, feed_failing, posts_stored, send_on_commit
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +49,8 @@ class ImportResult:
     run: ImportRun
     transient: bool = False  # a failure that may succeed if tried again soon
     retry_after: int | None = None
+    # The response of a fetch that answered (for WebSub discovery), else None.
+    fetched: object = None
 
     @property
     def outcome(self):
@@ -65,8 +68,11 @@ def fetch_and_store(feed, run=None, *, fence=None, progress=None):
     raised. ``progress(current, total)`` is called as posts are stored.
     """
     run = run or new_run(feed)
+    importer = Importer(feed, run, fence, progress)
     try:
-        return Importer(feed, run, fence, progress).execute()
+        result = importer.execute()
+        result.fetched = importer.fetched
+        return result
     except StaleFence:
         run.error = "a newer import of this feed took over (the lock's lease had run out)"
         logger.warning("import of %s refused: %s", feed.url, run.error)
@@ -79,6 +85,8 @@ class Importer:
         self.progress = progress or (lambda current, total: None)
         self.now = run.started_at
         self.first_import = False  # store_posts finds out
+        self.updated_hashes = []  # guid hashes of the posts rewritten, for posts_stored
+        self.fetched = None
 
     def execute(self):
         feed, run = self.feed, self.run
@@ -95,6 +103,7 @@ class Importer:
                 status=exc.status,
             )
         run.fetch_ms = elapsed_ms(started)
+        self.fetched = fetched
         run.http_status = fetched.status
         run.bytes_received = len(fetched.body)
         duplicate_of = self.moved_to_another_feed(fetched.permanent_url)
@@ -160,7 +169,18 @@ class Importer:
             ),
         )
         run.store_ms = elapsed_ms(started)
-        return finish(feed, run, Outcome.IMPORTED)
+        result = finish(feed, run, Outcome.IMPORTED)
+        if run.created or run.updated:
+            send_on_commit(
+                posts_stored,
+                Feed,
+                feed=feed,
+                run=run,
+                # New posts carry this import's time; rewritten ones keep their first.
+                created=feed.posts.filter(imported_at=self.now),
+                updated=feed.posts.filter(guid_hash__in=self.updated_hashes),
+            )
+        return result
 
     def claim(self, **changes):
         """Update the feed row, only while our fencing number is the newest."""
@@ -245,8 +265,10 @@ class Importer:
                         PrunedPost.objects.filter(feed=self.feed).exclude(
                             guid_hash__in=listed
                         ).delete()
-            created += sum(1 for e in changed if e.guid_hash not in known)
-            updated += sum(1 for e in changed if e.guid_hash in known)
+            rewritten = [e.guid_hash for e in changed if e.guid_hash in known]
+            self.updated_hashes += rewritten
+            created += len(changed) - len(rewritten)
+            updated += len(rewritten)
             if total > BATCH_SIZE:  # one batch has no "meanwhile" to report (and costs a write)
                 self.progress(min(start + BATCH_SIZE, total), total)
         return created, updated
@@ -304,6 +326,7 @@ class Importer:
             "error_count": F("error_count") + 1,
             "next_check_at": self.next_check(retry_after=retry_after, errors=errors),
         }
+        was_active = feed.is_active
         if deactivate:
             changes["is_active"] = False
         self.claim(**changes)
@@ -311,6 +334,10 @@ class Importer:
         logger.warning("import of %s failed: %s", feed.url, run.error)
         result = finish(feed, run, Outcome.FAILED)
         result.transient, result.retry_after = transient, retry_after
+        if errors == 1:
+            send_on_commit(feed_failing, Feed, feed=feed, run=run, error=run.error)
+        if deactivate and was_active:
+            send_on_commit(feed_deactivated, Feed, feed=feed, run=run, reason=run.error)
         return result
 
     def next_check(

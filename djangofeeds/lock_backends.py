@@ -15,7 +15,6 @@ from django.core.cache import caches
 from django.core.cache.backends.db import DatabaseCache
 from django.core.cache.backends.memcached import PyMemcacheCache
 from django.db import DatabaseError, IntegrityError, connections, router, transaction
-from pymemcache.exceptions import MemcacheError
 
 
 class LockUnavailable(Exception):
@@ -40,7 +39,11 @@ class MemcachedMeta:
     """
 
     def __init__(self, using):
+        # Only a memcached lock imports pymemcache (an optional dependency).
+        from pymemcache.exceptions import MemcacheError
+
         self.using = using
+        self.errors = (OSError, MemcacheError)
 
     def _command(self, key, command):
         # The cache object is per thread (Django's cache handler), and so is its
@@ -55,7 +58,7 @@ class MemcachedMeta:
             reply = client.raw_command(command(key.encode()))
         # socket.timeout is an OSError. Nothing broader: a Celery soft time
         # limit (an Exception) must reach the task, not pass for a dead server.
-        except (OSError, MemcacheError) as exc:
+        except self.errors as exc:
             raise LockUnavailable(f"memcached: {type(exc).__name__}: {exc}") from exc
         return reply.split()
 

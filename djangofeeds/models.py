@@ -1,5 +1,6 @@
 """Feeds, their posts, and a record of every import attempt."""
 
+import secrets
 from urllib.parse import urlsplit, urlunsplit
 
 from django.core.exceptions import ValidationError
@@ -11,6 +12,7 @@ from django.utils import timezone
 
 from djangofeeds.addresses import url_problem
 from djangofeeds.sanitize import web_link
+from djangofeeds.signals import feed_deactivated, send_on_commit
 
 
 class Outcome(models.TextChoices):
@@ -31,6 +33,15 @@ class FeedQuerySet(models.QuerySet):
             models.Q(next_check_at__isnull=True) | models.Q(next_check_at__lte=now)
         )
 
+    def deactivate(self, reason="deactivated by a person"):
+        """Deactivate these feeds; ``feed_deactivated`` is sent for each one that was active."""
+        feeds = list(self.filter(is_active=True))
+        self.model.objects.filter(pk__in=[feed.pk for feed in feeds]).update(is_active=False)
+        for feed in feeds:
+            feed.is_active = False
+            send_on_commit(feed_deactivated, self.model, feed=feed, run=None, reason=reason)
+        return len(feeds)
+
 
 class InvalidFeedURL(ValueError):
     """A URL that can never be a feed's (see ``feed_url_problem``)."""
@@ -45,7 +56,8 @@ def feed_url_problem(url):
     The one check behind the admin's form (``validate_fetchable``), ``addfeed``
     and ``opml_import`` (``FeedManager.subscribe``): the length the column
     holds, the importer's own rules (``url_problem``: http(s) only, no
-    user:password, no private address literal), a port in range, and Django's
+    user:password, no private address literal, a host name IDNA takes, a port
+    from 1 to 65535), the port as ``urlsplit`` reads it, and Django's
     URL syntax (no spaces, a real host name).
     """
     if not url:
@@ -57,9 +69,9 @@ def feed_url_problem(url):
     if problem:
         return problem
     try:
-        _ = urlsplit(url).port  # raises ValueError outside 0-65535
+        _ = urlsplit(url).port  # raises ValueError outside 0-65535 (url_problem refuses 0)
     except ValueError:
-        return "the port is not a number from 0 to 65535"
+        return "the port is not a number from 1 to 65535"
     try:
         URL_SYNTAX(url)
     except ValidationError:
@@ -75,15 +87,22 @@ def validate_fetchable(url):
 
 
 class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
-    def subscribe(self, url, *, title="", link=""):
+    def subscribe(self, url, *, title="", link="", discover=True):
         """Add the feed at ``url`` unless it exists; return ``(feed, created)``.
 
-        Raises ``InvalidFeedURL`` for a URL that could never be fetched.
+        With ``discover``, a URL not yet subscribed is fetched once
+        (``djangofeeds.finder``): a feed is stored as given, an HTML page's
+        first feed instead of the page. Raises ``InvalidFeedURL`` for a URL
+        that could never be fetched or leads to no feed.
         """
         url = url.strip()
         problem = feed_url_problem(url)
         if problem:
             raise InvalidFeedURL(problem)
+        if discover:
+            from djangofeeds.finder import find  # finder imports this module
+
+            url = find(url).feeds[0].url
         # An OPML htmlUrl is shown as a link on the feed's page: http(s) only.
         defaults = {"title": title[:500], "link": web_link(link)}
         return self.get_or_create(url=url, defaults=defaults)
@@ -131,7 +150,7 @@ class Feed(models.Model):
     last_http_status = models.PositiveSmallIntegerField("last HTTP status", null=True, blank=True)
     last_error = models.TextField(blank=True)
     error_count = models.PositiveIntegerField(default=0)
-    # A new feed is due at once (NULL, as rows made before migration 0004 had, too).
+    # A new feed is due at once (NULL, as rows made before migration 0005 had, too).
     next_check_at = models.DateTimeField(null=True, blank=True, db_index=True, default=timezone.now)
     # Set when refresh_feeds or "Import now" queues the feed (next_check_at then
     # moves to the claim's deadline); cleared when an import finishes. Its value
@@ -326,6 +345,8 @@ class ImportRun(models.Model):
     fetch_ms = models.PositiveIntegerField("fetch (ms)", default=0)
     parse_ms = models.PositiveIntegerField("parse (ms)", default=0)
     store_ms = models.PositiveIntegerField("store (ms)", default=0)
+    # Stored from a document a WebSub hub pushed, not from a fetch.
+    pushed = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-started_at", "-id"]
@@ -390,3 +411,59 @@ class RefreshRun(models.Model):
         if self.finished_at is None:
             return None
         return max(0, self.feeds - self.imported - self.not_modified - self.skipped - self.failed)
+
+
+def new_callback_token():
+    """A callback path segment nobody can guess (256 bits)."""
+    return secrets.token_urlsafe(32)
+
+
+def new_secret():
+    """The ``hub.secret`` a hub signs pushed content with."""
+    return secrets.token_urlsafe(32)
+
+
+class Subscription(models.Model):
+    """A WebSub subscription of one feed at its hub (djangofeeds.websub)."""
+
+    class State(models.TextChoices):
+        PENDING = "pending", "pending (waiting for the hub's verification)"
+        ACTIVE = "active", "active"
+        DENIED = "denied", "denied by the hub"
+        UNSUBSCRIBED = "unsubscribed", "unsubscribed"
+
+    # SET_NULL: a deleted feed's subscription stays until the hub is told (renewal task).
+    feed = models.OneToOneField(
+        Feed, on_delete=models.SET_NULL, null=True, blank=True, related_name="subscription"
+    )
+    hub = models.URLField(max_length=2000)
+    topic = models.URLField(max_length=2000)
+    token = models.CharField(max_length=64, unique=True, default=new_callback_token, editable=False)
+    secret = models.CharField(max_length=100, default=new_secret, editable=False)
+    state = models.CharField(max_length=20, choices=State.choices, default=State.PENDING)
+    lease_expires_at = models.DateTimeField("lease ends", null=True, blank=True)
+    last_push_at = models.DateTimeField("last push", null=True, blank=True)
+    # A poll found posts no push had brought: polling is back to the feed's own pace.
+    missed_at = models.DateTimeField("push missed posts at", null=True, blank=True)
+    requested_at = models.DateTimeField("last request to the hub", null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["state", "lease_expires_at"], name="websub_lease_idx")]
+
+    def __str__(self):
+        return f"{self.topic} at {self.hub} ({self.state})"
+
+    def pushing(self, now=None):
+        """Whether pushes arrive: verified, leased, and no poll found posts a push missed."""
+        now = now or timezone.now()
+        return (
+            self.state == self.State.ACTIVE
+            and self.lease_expires_at is not None
+            and self.lease_expires_at > now
+            and self.last_push_at is not None
+            and (self.missed_at is None or self.last_push_at > self.missed_at)
+        )

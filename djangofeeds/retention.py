@@ -2,12 +2,14 @@
 
 The importer prunes its feed's posts after an import that passes
 ``DJANGOFEEDS_KEEP_POSTS``; ``djangofeeds.tasks.cleanup`` (hourly, beat) runs
-``cleanup`` for every feed, the import runs and the task results. No Celery here.
+``cleanup`` for every feed, the import runs and this app's own task results. No
+Celery here.
 """
 
 import logging
 from datetime import timedelta
 
+from django.apps import apps
 from django.db import transaction
 from django.db.models import Count, F, Window
 from django.db.models.functions import RowNumber
@@ -23,6 +25,8 @@ DELETE_BATCH = 1000
 # Feeds looked at per query when counting posts or ranking import runs.
 FEEDS_PER_BATCH = 500
 POST_ORDER = Post._meta.ordering  # newest first, undated last
+# The names of this app's tasks: the only task results the cleanup deletes.
+TASK_PREFIX = "djangofeeds."
 
 
 def prune_posts(feed_id, keep, *, listed=None, guard=None, batch_size=DELETE_BATCH):
@@ -140,14 +144,25 @@ def prune_refresh_runs(days=None, *, batch_size=DELETE_BATCH):
 
 
 def prune_task_results(*, batch_size=DELETE_BATCH, expires=None):
-    """Delete task results older than ``CELERY_RESULT_EXPIRES`` seconds; return how many."""
+    """Delete this app's task results older than ``CELERY_RESULT_EXPIRES`` seconds; return how many.
+
+    Only results whose task name starts with ``djangofeeds.`` (the host's other
+    results are the host's: Celery's own ``celery.backend_cleanup`` sweeps those),
+    and only when django-celery-results is installed; otherwise 0, without
+    importing it. A result stored without its name (``CELERY_RESULT_EXTENDED``
+    off) is not known to be ours and is left alone.
+    """
+    if not apps.is_installed("django_celery_results"):
+        return 0
     from django_celery_results.models import TaskResult
 
     seconds = conf.CELERY_RESULT_EXPIRES if expires is None else expires
     if not seconds:
         return 0
     cutoff = timezone.now() - timedelta(seconds=seconds)
-    expired = TaskResult.objects.filter(date_done__lt=cutoff).values_list("pk", flat=True)
+    expired = TaskResult.objects.filter(
+        task_name__startswith=TASK_PREFIX, date_done__lt=cutoff
+    ).values_list("pk", flat=True)
     deleted = 0
     while pks := list(expired[:batch_size]):
         deleted += TaskResult.objects.filter(pk__in=pks).delete()[0]

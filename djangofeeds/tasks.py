@@ -7,22 +7,28 @@ the lock cache is unreachable, its JSON reply, and the records of attempts the
 importer never ran (``attempts``).
 """
 
+import base64
+import time
 from datetime import timedelta
 from hashlib import md5
 
 from celery import Task, shared_task
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Retry, SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from kombu.common import maybe_declare
 
-from djangofeeds import conf
+from djangofeeds import conf, websub
 from djangofeeds.attempts import crash_message, record_attempt, record_crash
 from djangofeeds.claims import claim_feeds, holds_claim, release_claims, unfinished_claims
 from djangofeeds.importer import fetch_and_store, new_run
 from djangofeeds.locks import CacheLock, LockUnavailable
-from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
+from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun, Subscription
+from djangofeeds.politeness import HostBusy, busy_wait, deferred_until, heed, host_of, host_slot
+from djangofeeds.schedules import TICK_EXPIRES
+from djangofeeds.websub_store import LockBusy, run_push
 
 logger = get_task_logger(__name__)
 
@@ -31,9 +37,6 @@ logger = get_task_logger(__name__)
 # backs off, instead of holding a worker through retries.
 MAX_RETRIES = 5
 RETRY_BACKOFF_MAX = 600
-# Beat sends the tick every 5 seconds (migration 0004); a copy that waited
-# longer than this is dropped, so ticks never pile up.
-TICK_EXPIRES = 4
 # URLs per claim statement when a person queues feeds by URL.
 URLS_PER_CLAIM = 500
 # Messages published together (one Redis pipeline).
@@ -128,17 +131,37 @@ def enqueue_imports(urls):
     )
 
 
-def run_import(
+def run_import(url, *, wait_for_host=True, **options):
+    """Import ``url`` (see ``import_under_lock``), waiting here while its host is busy.
+
+    The path of ``import_feeds --sync`` and of an eager task: the caller's own
+    process waits. A worker passes ``wait_for_host=False`` and gets
+    ``HostBusy``: it requeues the feed instead of sleeping in a pool process.
+    """
+    waits = 0
+    while True:
+        try:
+            return import_under_lock(url, **options)
+        except HostBusy:
+            if not wait_for_host:
+                raise
+            time.sleep(busy_wait(waits))
+            waits += 1
+
+
+def import_under_lock(
     url, *, task_name, task_id="", worker="", progress=None, claim=None, refresh_run=None
 ):
-    """Import ``url`` under its lock; the path of the task and of ``import_feeds --sync``.
+    """Import ``url`` under its lock and one of its host's slots.
 
     Returns the importer's ``ImportResult``: outcome ``skipped`` when another
-    worker holds the lock, or when ``claim`` (the message's) is no longer the
-    feed's (the feed was imported since it was queued). Raises
-    ``LockUnavailable`` when the lock's cache cannot be reached: without a lock
-    nothing is imported. An unexpected error is recorded on the feed under the
-    import's fencing number, then raised as ``ImportCrashed``.
+    worker holds the lock, when ``claim`` (the message's) is no longer the
+    feed's (the feed was imported since it was queued), or when the feed's host
+    asked to wait (``Retry-After``: the feed is due again then). Raises
+    ``HostBusy`` when the host has ``DJANGOFEEDS_MAX_PER_HOST`` imports running,
+    and ``LockUnavailable`` when the lock's cache cannot be reached: without a
+    lock nothing is imported. An unexpected error is recorded on the feed under
+    the import's fencing number, then raised as ``ImportCrashed``.
     """
     recorded = {"task_id": task_id, "worker": worker, "refresh_run": refresh_run}
     key = lock_key(task_name, url)
@@ -152,16 +175,34 @@ def run_import(
             if claim is not None and not holds_claim(feed, claim):
                 error = "already imported since it was queued (its claim was replaced)"
                 return record_attempt(url, Outcome.SKIPPED, error=error, **recorded)
-            run = new_run(feed, **recorded)
-            try:
-                return fetch_and_store(feed, run, fence=feed.fence, progress=progress)
-            except SoftTimeLimitExceeded:
-                error = f"import took longer than {import_feed.soft_time_limit:g}s and was stopped"
-                return record_crash(url, error, fence=feed.fence, **recorded)
-            except Exception as exc:
-                error = crash_message(exc)
-                record_crash(url, error, fence=feed.fence, **recorded)
-                raise ImportCrashed(error) from exc
+            until = deferred_until(url)
+            if until:
+                # Back to the scheduler, due when the host said: no worker waits that long.
+                Feed.objects.filter(pk=feed.pk, fence=feed.fence).update(
+                    claimed_at=None, next_check_at=until
+                )
+                error = f"{host_of(url)} asked to wait until {until.isoformat(timespec='seconds')}"
+                return record_attempt(
+                    url, Outcome.SKIPPED, error=error + " (Retry-After)", **recorded
+                )
+            with host_slot(url):  # HostBusy if none is free (the feed lock is released)
+                run = new_run(feed, **recorded)
+                try:
+                    result = fetch_and_store(feed, run, fence=feed.fence, progress=progress)
+                except SoftTimeLimitExceeded:
+                    error = (
+                        f"import took longer than {import_feed.soft_time_limit:g}s and was stopped"
+                    )
+                    return record_crash(url, error, fence=feed.fence, **recorded)
+                except Exception as exc:
+                    error = crash_message(exc)
+                    record_crash(url, error, fence=feed.fence, **recorded)
+                    raise ImportCrashed(error) from exc
+            heed(url, result.run.http_status, result.retry_after)
+            subscribe_to = websub.after_poll(result, feed.fence)  # WebSub: pace, a new hub
+            if subscribe_to:
+                transaction.on_commit(lambda: subscribe_feed.delay(subscribe_to), robust=True)
+            return result
 
 
 def reply(result):
@@ -237,13 +278,14 @@ class ImportFeedTask(Task):
     retry_jitter=True,
     max_retries=MAX_RETRIES,
 )
-def import_feed(self, feed_url, claim=None, refresh_run=None):
+def import_feed(self, feed_url, claim=None, refresh_run=None, host_waits=0):
     """Import one feed unless another worker is importing it; return a JSON summary.
 
     ``claim`` and ``refresh_run`` come from the scheduler (``refresh_feeds``,
     ``enqueue_imports``). A failed fetch is not retried here: the feed's
     schedule backs off (``next_check_at``), so a dead feed costs one fetch
-    timeout per check, not a worker held through retries.
+    timeout per check, not a worker held through retries. A feed whose host is
+    busy is requeued with a countdown (``host_waits`` counts how often).
     """
     last_attempt = self.request.retries >= self.max_retries
 
@@ -263,7 +305,11 @@ def import_feed(self, feed_url, claim=None, refresh_run=None):
             progress=report,
             claim=claim,
             refresh_run=refresh_run,
+            # Eager or called as a function: the caller's process may wait.
+            wait_for_host=self.request.is_eager or self.request.called_directly,
         )
+    except HostBusy as busy:
+        raise requeue(self, feed_url, busy, host_waits) from None
     except LockUnavailable as exc:
         logger.error(
             "Feed %s: not imported, the lock cache is unreachable (%s); %s",
@@ -298,6 +344,27 @@ def import_feed(self, feed_url, claim=None, refresh_run=None):
     return summary
 
 
+def requeue(task, feed_url, busy, host_waits):
+    """Send the running import again in a few seconds; return the ``Retry`` to raise.
+
+    Celery's ``retry()`` without its count: the same task id (a person waiting
+    on the result gets the import's), queue, claim and options; the retries
+    left for an unreachable lock cache are untouched. The message is
+    acknowledged, so no pool process is held while the feed waits.
+    """
+    wait = busy_wait(host_waits)
+    again = task.signature_from_request(
+        task.request,
+        kwargs={**task.request.kwargs, "host_waits": host_waits + 1},
+        countdown=wait,
+    )
+    again.apply_async()
+    logger.info("Feed %s: waits %.1fs, %s", feed_url, wait, busy)
+    return Retry(exc=busy, when=wait, sig=again)
+
+
+# Beat sends the tick every TICK_SECONDS (djangofeeds.schedules); a copy that
+# waited longer than TICK_EXPIRES is dropped, so ticks never pile up.
 @shared_task(ignore_result=True, expires=TICK_EXPIRES)
 def refresh_feeds():
     """The scheduler's tick: claim a batch of due feeds and queue one import each.
@@ -367,7 +434,63 @@ def close_rounds(now):
 
 @shared_task
 def cleanup():
-    """Hourly (beat): prune old posts, import runs and task results, in bounded batches."""
+    """Hourly (beat): prune old posts, import runs and this app's task results, in batches."""
     from djangofeeds.retention import cleanup as run_cleanup  # the pure part, like the importer
 
     return run_cleanup()
+
+
+# --- WebSub (djangofeeds.websub): thin tasks around its functions -------------
+
+
+@shared_task(autoretry_for=(websub.HubError,), retry_backoff=60, retry_jitter=True, max_retries=5)
+def subscribe_feed(subscription_id, mode="subscribe"):
+    """Ask the subscription's hub to (un)subscribe; the hub then verifies on the callback."""
+    subscription = Subscription.objects.filter(pk=subscription_id).first()
+    if subscription is None or not websub.enabled():
+        return {"status": "skipped", "subscription": subscription_id}
+    if mode == "unsubscribe":
+        websub.unsubscribe(subscription)
+    else:
+        websub.request(subscription, "subscribe")
+    logger.info("WebSub: asked %s to %s %s", subscription.hub, mode, subscription.topic)
+    return {"status": "requested", "subscription": subscription_id, "mode": mode}
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    autoretry_for=(LockBusy, LockUnavailable),
+    retry_backoff=2,
+    retry_backoff_max=RETRY_BACKOFF_MAX,
+    retry_jitter=True,
+    max_retries=10,
+)
+def store_push(self, subscription_id, body_b64, content_type=""):
+    """Store content a hub pushed (checked by the callback) under the feed's lock; no fetch."""
+    result = run_push(
+        subscription_id,
+        base64.b64decode(body_b64),
+        content_type,
+        task_name=import_feed.name,  # the same lock as the feed's imports
+        task_id=self.request.id or "",
+        worker=self.request.hostname or "",
+    )
+    if result is None:
+        return {"status": "skipped", "subscription": subscription_id}
+    summary = reply(result)
+    logger.info("%s (pushed)", describe(summary))
+    return summary
+
+
+@shared_task(ignore_result=True)
+def renew_subscriptions():
+    """Hourly (beat, djangofeeds.schedules): renew ending leases, unsubscribe dropped feeds."""
+    lapsed = websub.lapse()
+    renew = [*lapsed, *websub.to_renew().exclude(pk__in=lapsed).values_list("pk", flat=True)]
+    drop = list(websub.to_unsubscribe().values_list("pk", flat=True))
+    for pk in renew:
+        subscribe_feed.delay(pk)
+    for pk in drop:
+        subscribe_feed.delay(pk, "unsubscribe")
+    return {"renewed": len(renew), "unsubscribed": len(drop)}

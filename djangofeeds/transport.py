@@ -15,7 +15,8 @@ import httpcore
 import httpx
 
 from djangofeeds import conf
-from djangofeeds.fetch_errors import TransientFetchError
+from djangofeeds.addresses import UnreadableURL, read_url
+from djangofeeds.fetch_errors import FetchError, TransientFetchError
 
 # A slow server may answer every read within the timeout and still take
 # forever: the whole fetch, DNS and redirects included, gets this many timeouts.
@@ -73,8 +74,27 @@ def shared_client(timeout):
             follow_redirects=False,
             trust_env=False,
             transport=transport,
+            event_hooks={"response": [refuse_unreadable_location]},
         )
     return _clients[timeout]
+
+
+def refuse_unreadable_location(response):
+    """A redirect whose Location httpx or IDNA cannot read is a lasting FetchError in words.
+
+    Even with ``follow_redirects`` off, httpx builds the next request (reading
+    the Location and its host) before ``send`` returns: a host IDNA refuses
+    would escape as IDNAError, a malformed URL as a RemoteProtocolError (a
+    "network error", retried for nothing). Response hooks run before that.
+    """
+    if not response.has_redirect_location:
+        return
+    location = response.headers["location"]
+    try:
+        read_url(location)
+    except UnreadableURL as exc:
+        shown = location if len(location) <= 200 else location[:200] + "..."
+        raise FetchError(f"redirected to {shown}: {exc}") from exc
 
 
 def _drop_clients_after_fork():

@@ -6,6 +6,7 @@ from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404, render
 
+from djangofeeds import query
 from djangofeeds.models import Category, Feed, Post
 from djangofeeds.search import MAX_MATCHES, clean_query, search_posts
 
@@ -22,22 +23,25 @@ def with_media(posts):
 
 
 def post_list(request):
+    """The latest posts; ``?category=<id>`` narrows them, ``?q=`` searches them (best
+    first), ``?page=<n>`` pages (see query.py)."""
     posts = Post.objects.of_active_feeds().select_related("feed")
     category = None
-    if request.GET.get("category", "").isdigit():
-        category = get_object_or_404(Category, pk=request.GET["category"])
+    category_id = query.object_id(request, "category")
+    if category_id is not None:
+        category = get_object_or_404(Category, pk=category_id)
         posts = posts.filter(categories=category)
-    query = clean_query(request.GET.get("q", ""))
-    if query:
-        posts = search_posts(posts, query)
-    page = Paginator(with_media(posts), POSTS_PER_PAGE).get_page(request.GET.get("page"))
-    kept = {"category": category.pk if category else None, "q": query}
+    search_text = clean_query(request.GET.get("q", ""))
+    if search_text:
+        posts = search_posts(posts, search_text)
+    page = Paginator(with_media(posts), POSTS_PER_PAGE).get_page(query.page_number(request))
+    kept = {"category": category.pk if category else None, "q": search_text}
     page_query = urlencode({name: value for name, value in kept.items() if value})
     context = {
         "page": page,
         "feeds": Feed.objects.active(),
         "category": category,
-        "query": query,
+        "query": search_text,
         "max_matches": MAX_MATCHES,
         "page_query": f"{page_query}&" if page_query else "",
         "categories_shown": CATEGORIES_SHOWN,
@@ -48,7 +52,8 @@ def post_list(request):
 def feed_detail(request, pk):
     # A deactivated feed is no longer shown, as on /feeds/: 404, not its old posts.
     feed = get_object_or_404(Feed.objects.active(), pk=pk)
-    page = Paginator(with_media(feed.posts.all()), POSTS_PER_PAGE).get_page(request.GET.get("page"))
+    posts = with_media(feed.posts.all())
+    page = Paginator(posts, POSTS_PER_PAGE).get_page(query.page_number(request))
     context = {"feed": feed, "page": page, "categories_shown": CATEGORIES_SHOWN}
     return render(request, "djangofeeds/feed_detail.html", context)
 

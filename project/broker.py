@@ -109,3 +109,11 @@ def make_folders(transport_options):
     for name in FOLDER_OPTIONS:
         if transport_options.get(name):
             Path(transport_options[name]).mkdir(parents=True, exist_ok=True)
+
+
+def check_broker():
+    """Raise unless the broker answers now: /healthz's probe (one retry, 2 s at most)."""
+    from celery import current_app  # not at import: the settings import this module
+
+    with current_app.connection_for_write() as conn:
+        conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=2)

@@ -57,7 +57,7 @@ def close_old_database_connections(task=None, **kwargs):
 @after_setup_task_logger.connect
 def hide_secrets_in_worker_logs(logger=None, **kwargs):
     """A worker sets up logging of its own (not the settings' LOGGING): filter its handlers too."""
-    from blog.redact import hide_secrets_in
+    from project.redact import hide_secrets_in
 
     hide_secrets_in(logger)
 

@@ -38,11 +38,14 @@ READY_LINES = {
 
 
 def prepare_database(site):
-    """Migrate, create the cache table and load the demo data (all idempotent)."""
+    """Migrate, create the cache table, the beat entries and the demo data (all idempotent)."""
     from django.core.management import call_command
 
     call_command("migrate", interactive=False, verbosity=1)
     call_command("createcachetable", verbosity=0)
+    # The apps' periodic tasks (the 5-second refresh tick among them) as beat
+    # entries editable in the admin; entries that exist are kept as they are.
+    call_command("setup_schedules", verbosity=1)
     load_demo_data(site)
     release_interrupted_imports()
 
@@ -62,6 +65,8 @@ def release_interrupted_imports():
 
 def load_demo_data(site):
     """A published blog entry, and the blog's own RSS as the first feed (beat imports it)."""
+    from django.urls import reverse
+
     from blog.models import Entry
     from djangofeeds.models import Feed
 
@@ -77,7 +82,9 @@ def load_demo_data(site):
             "is_published": True,
         },
     )
-    Feed.objects.subscribe(f"{site}blog/feed/", title="This blog")
+    # Our own feed, and the site is not serving yet: nothing to discover.
+    own_feed = site.rstrip("/") + reverse("blog:feed")
+    Feed.objects.subscribe(own_feed, title="This blog", discover=False)
 
 
 def ensure_dev_superuser():

@@ -9,8 +9,8 @@ from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 
-from blog import akismet_client
-from blog.dispatch import check_broker
+from blog import spam
+from project.broker import check_broker
 
 logger = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ class NotInUse(Exception):
 
 
 class SpamServiceMisconfigured(CheckFailed):
-    """A worker found the Akismet key or blog URL refused."""
+    """A worker found the spam service refusing the configuration (Akismet: key or blog URL)."""
 
 
 def check_database():
@@ -48,12 +48,13 @@ def check_cache():
 
 
 def check_spam():
-    # Reads what workers recorded (blog.akismet_client): asking Akismet on
-    # every probe would spend the site's API quota on health checks.
-    if not akismet_client.in_use():
+    # Reads what workers recorded (the backend's is_misconfigured): asking Akismet
+    # on every probe would spend the site's API quota on health checks.
+    backend = spam.get_backend()
+    if not backend.remote:
         raise NotInUse
-    if akismet_client.is_misconfigured():
-        raise SpamServiceMisconfigured("Akismet refused the key or blog URL")
+    if backend.is_misconfigured():
+        raise SpamServiceMisconfigured(f"{backend.name} refused the configuration")
 
 
 CHECKS = {

@@ -137,7 +137,7 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = env_int("DJANGO_LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("DJANGO_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
-AXES_CLIENT_IP_CALLABLE = "blog.views.client_ip"
+AXES_CLIENT_IP_CALLABLE = "project.axes.client_ip"
 AXES_RESET_ON_SUCCESS = True
 # No banner on every manage.py command; failures and lockouts are still logged.
 AXES_VERBOSE = False
@@ -183,7 +183,7 @@ LOGGING = {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
     # No secret in any line: the akismet library's refusal quotes the key.
-    "filters": {"hide_secrets": {"()": "blog.redact.HideSecrets"}},
+    "filters": {"hide_secrets": {"()": "project.redact.HideSecrets"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
@@ -306,6 +306,8 @@ DJANGOFEEDS_LOCK_EXPIRE = env_int("DJANGOFEEDS_LOCK_EXPIRE", 600)
 DJANGOFEEDS_FETCH_TIMEOUT = env_int("DJANGOFEEDS_FETCH_TIMEOUT", 10)
 DJANGOFEEDS_MAX_BYTES = env_int("DJANGOFEEDS_MAX_BYTES", 10 * 1024 * 1024)
 DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = env_bool("DJANGOFEEDS_ALLOW_PRIVATE_HOSTS", False)
+# WebSub push: the base URL at which hubs reach this site; empty, every feed is polled.
+DJANGOFEEDS_PUBLIC_URL = env_str("DJANGOFEEDS_PUBLIC_URL") or None
 # Seconds between two imports of a healthy feed (the server's Cache-Control,
 # Retry-After and RSS <ttl> may push the next one later, never earlier).
 DJANGOFEEDS_REFRESH_INTERVAL = env_int("DJANGOFEEDS_REFRESH_INTERVAL", 1800)
@@ -334,3 +336,7 @@ DJANGOFEEDS_KEEP_POSTS = env_int("DJANGOFEEDS_KEEP_POSTS", 1000)
 # of each feed whatever their age (a feed's page always shows its history).
 DJANGOFEEDS_KEEP_RUNS_DAYS = env_int("DJANGOFEEDS_KEEP_RUNS_DAYS", 14)
 DJANGOFEEDS_KEEP_RUNS_PER_FEED = env_int("DJANGOFEEDS_KEEP_RUNS_PER_FEED", 10)
+# Politeness: imports of one host's feeds running at once across all workers,
+# and a contact (URL or address) in the User-Agent for the publishers.
+DJANGOFEEDS_MAX_PER_HOST = env_int("DJANGOFEEDS_MAX_PER_HOST", 2)
+DJANGOFEEDS_USER_AGENT_CONTACT = env_str("DJANGOFEEDS_USER_AGENT_CONTACT") or None

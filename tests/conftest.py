@@ -17,6 +17,34 @@ from tests.support.feed_server import FeedServer
 from tests.support.services import Memcached, Redis
 from tests.support.workers import WorkerProcess
 
+# What only this repository's own site wires: worker processes on its queues,
+# its broker settings. Under settings without them (tests/settings_apps.py: the
+# apps alone in a host) the tests that need them are left out, and counted.
+PROJECT_WIRING = {
+    "worker_factory",
+    "celery_worker",
+    "spam_worker",
+    "use_broker",
+    "private_broker",
+    "purge_queues",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under a host's settings, leave out the tests that need the project's wiring."""
+    if hasattr(settings, "TEST_QUEUE_SUFFIX"):
+        return  # the project's own test settings: everything runs
+    wired = [
+        item
+        for item in items
+        if PROJECT_WIRING & set(getattr(item, "fixturenames", ()))
+        or item.get_closest_marker("project_wiring")
+    ]
+    if wired:
+        config.hook.pytest_deselected(items=wired)
+        items[:] = [item for item in items if item not in wired]
+        print(f"\n{len(wired)} tests need the project's own wiring: left out under these settings")
+
 
 def pytest_sessionfinish(session, exitstatus):
     """Remove this session's scratch folder, and its keys or queues on a shared broker."""
@@ -190,3 +218,34 @@ def akismet_settings(settings, akismet):
     akismet_client.reset_client()
     yield settings
     akismet_client.reset_client()
+
+
+@pytest.fixture
+def bare_host(settings):
+    """A host of its own: the blog at journal/, the feeds at reader/ (tests.support.host_urls),
+    and no templates but the apps' own (no project DIRS: no base.html, no site.css)."""
+    settings.ROOT_URLCONF = "tests.support.host_urls"
+    settings.TEMPLATES = [{**engine, "DIRS": []} for engine in settings.TEMPLATES]
+    return settings
+
+
+@pytest.fixture
+def receive():
+    """``receive(signal, answer=None)``: the list a real receiver appends each sending's
+    arguments to; the receiver returns ``answer``."""
+    connected = []
+
+    def connect(signal, answer=None):
+        calls = []
+
+        def receiver(sender, signal, **kwargs):
+            calls.append({"sender": sender, **kwargs})
+            return answer
+
+        signal.connect(receiver, weak=False)
+        connected.append((signal, receiver))
+        return calls
+
+    yield connect
+    for signal, receiver in connected:
+        signal.disconnect(receiver)

@@ -7,8 +7,11 @@ defaults), Django's own ``DEFAULT_AUTO_FIELD`` (AutoField) and LocMem cache.
 
 import os
 import tempfile
+from pathlib import Path
 
 import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
 
 SECRET_KEY = "django-insecure-tests-of-the-apps-alone"
 DEBUG = True
@@ -59,9 +62,15 @@ DATABASES = {
         os.environ.get("DATABASE_URL") or f"sqlite:///{_scratch}/db.sqlite3"
     )
 }
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # A file, not memory: the tests' threads and processes share the test database.
+    DATABASES["default"]["TEST"] = {"NAME": f"{_scratch}/test.sqlite3"}
 
 STATIC_URL = "static/"
 USE_TZ = True
 
 # Celery as "First steps with Django" wires it, run in-process.
 CELERY_TASK_ALWAYS_EAGER = True
+
+# The tests' feed servers listen on loopback, which the fetch refuses by default.
+DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = True

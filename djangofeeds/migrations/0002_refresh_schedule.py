@@ -1,33 +1,20 @@
-"""Create the beat schedule for refresh_feeds (every minute), editable in the admin."""
+"""Once: the beat schedule for refresh_feeds. Now empty (issue 21), see below."""
 
 from django.db import migrations
 
-TASK = "djangofeeds.tasks.refresh_feeds"
-NAME = "djangofeeds: import due feeds"
-
-
-def create_schedule(apps, schema_editor):
-    IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    every_minute, _ = IntervalSchedule.objects.get_or_create(every=1, period="minutes")
-    PeriodicTask.objects.get_or_create(
-        name=NAME,
-        defaults={
-            "task": TASK,
-            "interval": every_minute,
-            "description": "Queues an import of every active feed whose next check time has come.",
-        },
-    )
-
-
-def remove_schedule(apps, schema_editor):
-    apps.get_model("django_celery_beat", "PeriodicTask").objects.filter(name=NAME).delete()
+# This migration used to depend on django-celery-beat and create its entry for
+# refresh_feeds. The app no longer needs beat (a host may run without it): its
+# schedule is data, djangofeeds.schedules.BEAT_SCHEDULE, and
+# ``manage.py setup_schedules`` creates the editable beat entries, with the
+# same names. The data step is gone rather than made conditional, so a fresh
+# database gets the same entries whatever order the apps' migrations run in.
+# A database that applied this keeps its rows (nothing deletes them, and
+# setup_schedules leaves an existing entry as it is).
 
 
 class Migration(migrations.Migration):
     dependencies = [
         ("djangofeeds", "0001_initial"),
-        ("django_celery_beat", "0019_alter_periodictasks_options"),
     ]
 
-    operations = [migrations.RunPython(create_schedule, remove_schedule)]
+    operations = []

@@ -1,4 +1,4 @@
-"""Enclosures, categories and pruned-post tombstones; the hourly cleanup in the beat schedule.
+"""Enclosures, categories and pruned-post tombstones (once also the cleanup's beat entry).
 
 Also the indexes the admin changelists filter and sort by.
 """
@@ -7,38 +7,20 @@ import django.db.models.deletion
 import django.utils.timezone
 from django.db import migrations, models
 
-CLEANUP_TASK = "djangofeeds.tasks.cleanup"
-CLEANUP_NAME = "djangofeeds: prune old posts, import runs and task results"
-
-
-def create_cleanup_schedule(apps, schema_editor):
-    IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    every_hour, _ = IntervalSchedule.objects.get_or_create(every=1, period="hours")
-    PeriodicTask.objects.get_or_create(
-        name=CLEANUP_NAME,
-        defaults={
-            "task": CLEANUP_TASK,
-            "interval": every_hour,
-            # A copy that waited for an hour behind a backlog is dropped: the next one comes.
-            "expire_seconds": 3000,
-            "description": "Keeps DJANGOFEEDS_KEEP_POSTS posts per feed, the import runs of the "
-            "last DJANGOFEEDS_KEEP_RUNS_DAYS days (and always the last "
-            "DJANGOFEEDS_KEEP_RUNS_PER_FEED of each feed), and task results younger than "
-            "CELERY_RESULT_EXPIRES. Deletes in bounded batches.",
-        },
-    )
-
-
-def remove_cleanup_schedule(apps, schema_editor):
-    apps.get_model("django_celery_beat", "PeriodicTask").objects.filter(name=CLEANUP_NAME).delete()
+# This migration used to depend on django-celery-beat and create the hourly
+# cleanup's entry. The app no longer needs beat (a host may run without it):
+# its schedule is data, djangofeeds.schedules.BEAT_SCHEDULE, and ``manage.py
+# setup_schedules`` creates the editable beat entries, with the same names.
+# The data step is gone rather than made conditional, so a fresh database gets
+# the same entries whatever order the apps' migrations run in. A database that
+# applied this keeps its rows (nothing deletes them, and setup_schedules leaves
+# an existing entry as it is).
 
 
 class Migration(migrations.Migration):
 
     dependencies = [
         ('djangofeeds', '0003_posts_undated_last_and_fetchable_urls'),
-        ('django_celery_beat', '0019_alter_periodictasks_options'),
     ]
 
     operations = [
@@ -114,5 +96,4 @@ class Migration(migrations.Migration):
             model_name='prunedpost',
             constraint=models.UniqueConstraint(fields=('feed', 'guid_hash'), name='prunedpost_unique_guid'),
         ),
-        migrations.RunPython(create_cleanup_schedule, remove_cleanup_schedule),
     ]

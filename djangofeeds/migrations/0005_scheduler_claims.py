@@ -2,19 +2,36 @@
 
 The beat entry now ticks every 5 seconds and each tick expires after 4: a
 tick claims at most one batch, so it must come often, and a late copy is
-dropped instead of piling up.
+dropped instead of piling up (djangofeeds.schedules holds that schedule now).
 """
 
 import django.db.models.deletion
 import django.utils.timezone
 from django.db import migrations, models
 
+# Issue 21: this migration no longer depends on django-celery-beat (the app
+# runs without it; its schedule is djangofeeds.schedules, written into beat by
+# ``manage.py setup_schedules``). Its data step only updates the entry that
+# 0002 created in a database migrated before the change (where beat's
+# migrations always ran first); elsewhere, beat absent or no such entry, it is
+# a no-op. Nothing here deletes a row.
+
 TASK_NAME = "djangofeeds: import due feeds"
 
 
+def beat_model(apps, name):
+    """django-celery-beat's model, or None when beat is not installed or not migrated yet."""
+    try:
+        return apps.get_model("django_celery_beat", name)
+    except LookupError:
+        return None
+
+
 def tick_every_5_seconds(apps, schema_editor):
-    IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
+    IntervalSchedule = beat_model(apps, "IntervalSchedule")
+    PeriodicTask = beat_model(apps, "PeriodicTask")
+    if PeriodicTask is None or not PeriodicTask.objects.filter(name=TASK_NAME).exists():
+        return
     every, _ = IntervalSchedule.objects.get_or_create(every=5, period="seconds")
     PeriodicTask.objects.filter(name=TASK_NAME).update(
         interval=every,
@@ -24,8 +41,10 @@ def tick_every_5_seconds(apps, schema_editor):
 
 
 def tick_every_minute(apps, schema_editor):
-    IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
+    IntervalSchedule = beat_model(apps, "IntervalSchedule")
+    PeriodicTask = beat_model(apps, "PeriodicTask")
+    if PeriodicTask is None or not PeriodicTask.objects.filter(name=TASK_NAME).exists():
+        return
     every, _ = IntervalSchedule.objects.get_or_create(every=1, period="minutes")
     PeriodicTask.objects.filter(name=TASK_NAME).update(interval=every, expire_seconds=None)
 
@@ -40,7 +59,6 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('djangofeeds', '0004_enclosures_categories'),
-        ('django_celery_beat', '0019_alter_periodictasks_options'),
     ]
 
     operations = [

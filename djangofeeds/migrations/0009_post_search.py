@@ -8,7 +8,7 @@ from djangofeeds import search_schema
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('djangofeeds', '0006_feed_body_hash'),
+        ('djangofeeds', '0007_websub'),
     ]
 
     operations = [

@@ -60,6 +60,7 @@ def test_akismet_off_protocol_answer_is_a_protocol_error(akismet_settings, akism
         comment_check(payload())
 
 
+@pytest.mark.project_wiring
 def test_invalid_key_is_recorded_for_healthz_and_not_asked_again(akismet_settings, akismet, client):
     """A refused key raises APIKeyError, flags /healthz, and is not re-verified on every call."""
     akismet_settings.AKISMET_API_KEY = "wrong-key"
@@ -94,6 +95,7 @@ def test_key_revoked_after_verification_is_recorded(akismet_settings, akismet):
     assert akismet_client.is_misconfigured()
 
 
+@pytest.mark.project_wiring
 def test_healthz_spam_check_only_with_akismet(client, akismet_settings):
     """With a key, /healthz lists a passing "spam" check; with the local rules, none."""
     assert client.get("/healthz").json()["checks"]["spam"]["ok"] is True

@@ -3,12 +3,12 @@
 from datetime import timedelta
 
 import pytest
-from akismet import CheckResponse
 from django.contrib.auth.models import User
 from django.utils import timezone
 
 from blog import moderation
 from blog.models import Comment
+from blog.spam_backends import Verdict
 from tests.factories import CommentFactory
 from tests.support.comments import kinds
 
@@ -97,7 +97,7 @@ def test_record_verdict_stores_status_payload_and_event_together(settings):
     settings.AKISMET_API_KEY = ""
     comment = CommentFactory()
     payload = {"comment_content": comment.comment}
-    assert moderation.record_verdict(comment, CheckResponse.HAM, "", payload) is False
+    assert moderation.record_verdict(comment, Verdict(Verdict.HAM, "", payload), "local") is False
     comment.refresh_from_db()
     assert (comment.status, comment.akismet_payload) == ("published", payload)
     assert comment.spam_checked_at is not None
@@ -108,7 +108,7 @@ def test_record_verdict_loses_to_a_moderators_decision_made_meanwhile():
     """A comment published by a moderator while the check ran stays published, no event."""
     comment = CommentFactory()
     Comment.objects.filter(pk=comment.pk).update(status="published")
-    assert moderation.record_verdict(comment, CheckResponse.SPAM, "", {}) is False
+    assert moderation.record_verdict(comment, Verdict(Verdict.SPAM), "local") is False
     comment.refresh_from_db()
     assert comment.status == "published" and kinds(comment) == []
 
@@ -118,6 +118,6 @@ def test_record_verdict_of_blatant_spam_flags_or_deletes(settings, delete_blatan
     """Discard is spam flagged blatant, and is deleted only with BLOG_SPAM_DELETE_BLATANT."""
     settings.BLOG_SPAM_DELETE_BLATANT = delete_blatant
     comment = CommentFactory()
-    assert moderation.record_verdict(comment, CheckResponse.DISCARD, "", {}) is True
+    assert moderation.record_verdict(comment, Verdict(Verdict.DISCARD), "akismet") is True
     kept = Comment.objects.filter(pk=comment.pk, status="spam", is_blatant=True).exists()
     assert kept is not delete_blatant

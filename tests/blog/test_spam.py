@@ -1,19 +1,18 @@
-"""blog/spam.py: the payload Akismet gets, the configured backend's verdict, feedback."""
+"""blog/spam.py: the payload Akismet gets, the configured backend, its verdict, feedback."""
 
 import pytest
-from akismet import CheckResponse
 
 from blog import spam
+from blog.spam_backends import Verdict
 from tests.blog.helpers import PAYLOAD_FIELDS
 from tests.factories import CommentFactory, EntryFactory
-from tests.factories import comment_payload as payload
 from tests.support.akismet_server import DISCARD_AUTHOR, SPAM_AUTHOR
 
 pytestmark = pytest.mark.django_db
 
 
-def verdict(data):
-    return spam.judge(data)[0]
+def verdict(**comment_fields):
+    return spam.check(CommentFactory(**comment_fields)).kind
 
 
 def test_build_payload_sends_everything_akismet_uses(settings):
@@ -34,9 +33,9 @@ def test_build_payload_sends_everything_akismet_uses(settings):
 
 def test_akismet_answers_ham_spam_and_discard(akismet_settings, akismet):
     """The documented forcing values come back as HAM, SPAM and DISCARD."""
-    assert verdict(payload()) == CheckResponse.HAM
-    assert verdict(payload(name=SPAM_AUTHOR)) == CheckResponse.SPAM
-    assert verdict(payload(name=DISCARD_AUTHOR)) == CheckResponse.DISCARD
+    assert verdict() == Verdict.HAM
+    assert verdict(name=SPAM_AUTHOR) == Verdict.SPAM
+    assert verdict(name=DISCARD_AUTHOR) == Verdict.DISCARD
     sent = akismet.calls("comment-check")[1].form
     assert sent["comment_author"] == SPAM_AUTHOR
     assert sent["api_key"] == "test-key"
@@ -45,10 +44,10 @@ def test_akismet_answers_ham_spam_and_discard(akismet_settings, akismet):
 
 def test_feedback_is_sent_and_acknowledged(akismet_settings, akismet):
     """submit-spam and submit-ham get Akismet's thanks; the local backend sends nothing."""
-    data = payload()
-    assert spam.submit_spam(data) is True
-    assert spam.submit_ham(data) is True
-    assert akismet.calls("submit-spam")[0].form["comment_content"] == data["comment_content"]
+    comment = CommentFactory()
+    assert spam.submit_spam(comment) is True
+    assert spam.submit_ham(comment) is True
+    assert akismet.calls("submit-spam")[0].form["comment_content"] == comment.comment
     akismet_settings.AKISMET_API_KEY = ""
-    assert spam.submit_spam(data) is False
+    assert spam.submit_spam(comment) is False
     assert len(akismet.calls("submit-spam")) == 1

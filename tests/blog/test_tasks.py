@@ -4,6 +4,7 @@ from datetime import timedelta
 
 import pytest
 from akismet import APIKeyError
+from django.core.management import call_command
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
@@ -99,8 +100,9 @@ def test_purge_spam_deletes_only_old_spam(local_rules):
     assert Comment.objects.count() == 3
 
 
-def test_beat_schedules_are_installed_by_the_migration():
+def test_beat_schedules_are_installed_by_setup_schedules():
     """django-celery-beat runs the sweeper every 10 minutes and the purge daily."""
+    call_command("setup_schedules", verbosity=0)
     sweeper = PeriodicTask.objects.get(task="blog.tasks.recheck_pending_comments")
     assert (sweeper.interval.every, sweeper.interval.period, sweeper.enabled) == (
         10,

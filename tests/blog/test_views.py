@@ -9,6 +9,7 @@ from xml.etree import ElementTree
 import pytest
 import redis
 from django.contrib.staticfiles import finders
+from django.urls import reverse
 from django.utils import timezone
 
 from blog.models import Comment
@@ -24,7 +25,7 @@ def test_entry_list_shows_published_entries_newest_first(client):
     """/ lists published entries, newest first, linking to each."""
     older = EntryFactory(title="Older", pub_date=timezone.now() - timedelta(days=2))
     newer = EntryFactory(title="Newer", pub_date=timezone.now() - timedelta(days=1))
-    response = client.get("/")
+    response = client.get(reverse("blog:entry_list"))
     assert response.status_code == 200
     text = response.content.decode()
     assert text.index("Newer") < text.index("Older")
@@ -35,7 +36,7 @@ def test_entry_list_hides_drafts_and_future_entries(client):
     """Unpublished entries and entries dated in the future are not listed."""
     EntryFactory(title="Draft entry", is_published=False)
     EntryFactory(title="Tomorrow's entry", pub_date=timezone.now() + timedelta(days=1))
-    text = client.get("/").content.decode()
+    text = client.get(reverse("blog:entry_list")).content.decode()
     assert "Draft entry" not in text
     assert "Tomorrow" not in text
     assert "Nothing published yet." in text
@@ -345,11 +346,15 @@ def test_entry_list_is_paginated(client):
     """Ten entries to a page, with links between the pages."""
     for days in range(12):
         EntryFactory(pub_date=timezone.now() - timedelta(days=days + 1))
-    first, second = client.get("/"), client.get("/", {"page": 2})
+    first, second = (
+        client.get(reverse("blog:entry_list")),
+        client.get(reverse("blog:entry_list"), {"page": 2}),
+    )
     assert len(first.context["entries"]) == 10 and len(second.context["entries"]) == 2
     assert 'rel="next"' in first.content.decode() and 'rel="prev"' in second.content.decode()
 
 
+@pytest.mark.project_wiring
 def test_pages_link_the_stylesheet_and_the_blog_feed(client):
     """Each page loads the one stylesheet and names the blog's RSS feed (for browsers, people)."""
     entry = EntryFactory()

@@ -22,3 +22,30 @@ def lock_cache(request):
     return request.getfixturevalue(
         "memcached_cache" if request.param == "memcached" else "database_cache"
     )
+
+
+@pytest.fixture
+def hub():
+    """A WebSub hub stand-in on loopback (tests.support.websub_hub)."""
+    from tests.support.websub_hub import WebSubHub
+
+    server = WebSubHub().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def push_on(settings, live_server):
+    """Push on: hubs reach this site at the live server's URL."""
+    settings.DJANGOFEEDS_PUBLIC_URL = live_server.url
+    return live_server
+
+
+@pytest.fixture
+def eager():
+    """Tasks sent with ``delay`` run at once in this process (CELERY_TASK_ALWAYS_EAGER)."""
+    from project.celery import app
+
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = False

@@ -64,6 +64,10 @@ def test_is_public_judges_ipv6_by_the_ipv4_it_carries(address, public):
         ("http://0x7f.1/feed", "0x7f.1 is a non-public address (127.0.0.1): refused"),
         ("http://[::1]:8000/", "::1 is a non-public address (::1): refused"),
         ("https://example.com/feed.xml", None),
+        ("http://example.com:0/feed", "port 0 cannot be fetched"),
+        # IDNA refuses these host names: httpx reads them, its .host raises IDNAError.
+        ("http://xn--/", "not a valid URL: the host name xn-- is not valid IDNA"),
+        ("http://xn--a.com/", "not a valid URL: the host name xn--a.com is not valid IDNA"),
     ],
 )
 def test_url_problem_says_why_a_url_can_never_be_fetched(settings, url, problem):

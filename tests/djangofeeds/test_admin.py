@@ -243,7 +243,8 @@ def test_refresh_runs_show_the_current_rounds_progress_and_a_closed_rounds_count
 @pytest.mark.parametrize(
     ("url", "reason"),
     [
-        ("https://example.com:99999/", "the port is not a number from 0 to 65535"),
+        ("https://example.com:99999/", "the port is not a number from 1 to 65535"),
+        ("https://example.com:0/", "port 0 cannot be fetched"),
         ("http://exa mple.com/", "Enter a valid URL."),
         ("ftp://files.example/feed", "only http and https"),
     ],
@@ -255,3 +256,89 @@ def test_add_feed_form_refuses_what_addfeed_refuses(admin_client, url, reason):
     assert response.status_code == 200
     assert reason in " ".join(response.context["adminform"].form.errors["url"])
     assert not Feed.objects.exists()
+
+
+# --- the add form finds a page's feeds (djangofeeds.forms) ----------------------------
+
+ADD = reverse("admin:djangofeeds_feed_add")
+
+
+def serve_site(feed_server, *names):
+    """An HTML page at /site/ linking to a feed per name (/<name>.xml, titled <name>)."""
+    links = "".join(
+        f'<link rel="alternate" type="application/rss+xml" title="{name}" href="/{name}.xml">'
+        for name in names
+    )
+    html = f"<!doctype html><html><head>{links}</head><body>Site</body></html>"
+    return feed_server.serve("/site/", html, content_type="text/html")
+
+
+def test_feed_add_form_stores_the_one_feed_of_a_page_and_says_where_it_was_found(
+    admin_client, feed_server
+):
+    """A page with one feed: its feed is stored at once, with a message naming the page."""
+    page = serve_site(feed_server, "posts")
+
+    response = admin_client.post(ADD, {"url": page, "is_active": "on"}, follow=True)
+
+    feed = Feed.objects.get()
+    assert feed.url == feed_server.url("/posts.xml")
+    assert f"Found the feed {feed.url} on {page}." in messages_of(response)
+
+
+def test_feed_add_form_offers_the_feeds_of_a_page_and_stores_the_chosen_one(
+    admin_client, feed_server
+):
+    """A page with several feeds: the form comes back with a choice; the chosen feed is stored."""
+    page = serve_site(feed_server, "posts", "comments")
+
+    offered = admin_client.post(ADD, {"url": page, "is_active": "on"})
+
+    form = offered.context["adminform"].form
+    assert offered.status_code == 200 and not Feed.objects.exists()
+    assert "links to 2 feeds: choose one below" in " ".join(form.errors["url"])
+    assert [label for _, label in form.fields["feed_choice"].choices] == [
+        f"posts ({feed_server.url('/posts.xml')})",
+        f"comments ({feed_server.url('/comments.xml')})",
+    ]
+    assert 'type="radio"' in offered.text and "comments (" in offered.text
+
+    chosen = feed_server.url("/comments.xml")
+    admin_client.post(ADD, {"url": page, "feed_choice": chosen, "is_active": "on"})
+
+    assert list(Feed.objects.values_list("url", flat=True)) == [chosen]
+    assert feed_server.hits("/comments.xml") == 0  # stored, not fetched
+
+
+def test_feed_add_form_refuses_a_choice_the_page_does_not_offer(admin_client, feed_server):
+    """A posted choice that is not one of the page's feeds stores nothing."""
+    page = serve_site(feed_server, "posts", "comments")
+
+    response = admin_client.post(
+        ADD, {"url": page, "feed_choice": "https://elsewhere.example/feed", "is_active": "on"}
+    )
+
+    assert response.status_code == 200 and not Feed.objects.exists()
+
+
+def test_feed_add_form_refuses_a_page_without_feeds_naming_it(admin_client, feed_server):
+    """A page that links to no feed is refused on the form, naming the page."""
+    page = serve_site(feed_server)
+
+    response = admin_client.post(ADD, {"url": page, "is_active": "on"})
+
+    errors = response.context["adminform"].form.errors["url"]
+    assert errors == [f"{page} is an HTML page that links to no feed"]
+    assert not Feed.objects.exists()
+
+
+def test_feed_add_form_stores_a_feed_url_as_given(admin_client, feed_server):
+    """A URL that answers with a feed is stored as written, after one GET and no message."""
+    url = feed_server.serve(
+        "/feed.xml", "<rss version='2.0'><channel><title>T</title></channel></rss>"
+    )
+
+    response = admin_client.post(ADD, {"url": url, "is_active": "on"}, follow=True)
+
+    assert Feed.objects.get().url == url and feed_server.hits("/feed.xml") == 1
+    assert not any("Found the feed" in message for message in messages_of(response))

@@ -1,9 +1,11 @@
 """Management commands: addfeed, import_feeds (sync, wait, queue), opml_import and opml_export."""
 
 import io
+from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
@@ -21,13 +23,14 @@ def run(*args, **options):
     return out.getvalue(), err.getvalue()
 
 
-def test_addfeed_adds_new_feeds_and_reports_known_ones():
-    """addfeed adds new URLs and reports the ones already subscribed."""
+def test_addfeed_adds_new_feeds_and_reports_known_ones(feed_server):
+    """addfeed adds new URLs and reports the ones already subscribed (without fetching them)."""
     FeedFactory(url="http://known.example/feed")
+    new = feed_server.serve("/new.xml", rss(numbered_items(1)))
 
-    out, _ = run("addfeed", "http://new.example/feed", "http://known.example/feed")
+    out, _ = run("addfeed", new, "http://known.example/feed")
 
-    assert "Added http://new.example/feed" in out
+    assert f"Added {new}" in out and feed_server.hits("/new.xml") == 1
     assert "Already subscribed: http://known.example/feed" in out
     assert Feed.objects.count() == 2
 
@@ -35,7 +38,7 @@ def test_addfeed_adds_new_feeds_and_reports_known_ones():
 def test_addfeed_refuses_unfetchable_urls_with_a_clear_error():
     """addfeed adds the fetchable URLs and fails naming how many were refused."""
     with pytest.raises(CommandError, match="1 of 2 URLs were not added"):
-        run("addfeed", "ftp://files.example/feed", "http://ok.example/feed")
+        run("addfeed", "ftp://files.example/feed", "http://ok.example/feed", "--no-discover")
 
     assert list(Feed.objects.values_list("url", flat=True)) == ["http://ok.example/feed"]
 
@@ -100,14 +103,24 @@ def test_import_feeds_all_and_due_select_feeds(feed_server):
     assert ImportRun.objects.get().outcome == Outcome.IMPORTED
 
 
-def test_import_feeds_needs_something_to_import():
-    """import_feeds needs URLs, --all or --due, and not URLs together with --all."""
-    with pytest.raises(CommandError, match="give feed URLs, --all or --due"):
-        run("import_feeds")
+def test_import_feeds_without_urls_imports_the_due_feeds(feed_server):
+    """import_feeds with no URL and no --all imports what --due would, and only that."""
+    FeedFactory(url=feed_server.serve("/due.xml", rss(numbered_items(1))))
+    later = timezone.now() + timedelta(hours=1)
+    FeedFactory(url=feed_server.serve("/later.xml", rss(numbered_items(1))), next_check_at=later)
+
+    run("import_feeds", "--sync", verbosity=0)
+
+    assert feed_server.hits("/due.xml") == 1 and feed_server.hits("/later.xml") == 0
+
+
+def test_import_feeds_refuses_urls_together_with_all():
+    """import_feeds takes URLs or --all/--due, not both."""
     with pytest.raises(CommandError, match="not both"):
         run("import_feeds", "http://a.example/", "--all")
 
 
+@pytest.mark.project_wiring
 def test_import_feeds_queues_by_default():
     """import_feeds queues the imports, and does not queue a feed already queued."""
     FeedFactory.create_batch(2)
@@ -157,7 +170,7 @@ def test_opml_import_reads_nested_outlines_and_reports(tmp_path, settings):
     path = tmp_path / "feeds.opml"
     path.write_bytes(OPML)
 
-    out, _ = run("opml_import", str(path))
+    out, _ = run("opml_import", str(path), "--no-discover")  # hosts that do not exist
 
     assert "7 feeds in the file: 3 added, 2 skipped, 2 invalid:" in out
     assert "invalid: javascript:alert(1): only http and https" in out
@@ -173,23 +186,26 @@ def test_opml_import_reads_nested_outlines_and_reports(tmp_path, settings):
 BAD_URLS = {
     "http://long.example/"
     + "x" * 2100: "longer than the 2000 characters a feed URL may have (2120)",
-    "https://example.com:99999/": "the port is not a number from 0 to 65535",
+    "https://example.com:99999/": "the port is not a number from 1 to 65535",
+    "http://xn--/": "not a valid URL: the host name xn-- is not valid IDNA",
+    "http://example.com:0/": "port 0 cannot be fetched",
     "http://exa mple.com/": "not a valid URL",
 }
 GOOD_URLS = [f"http://good{number}.example/feed" for number in range(6)]
 
 
 def test_opml_import_names_every_bad_row_and_imports_the_rest(tmp_path):
-    """A too-long URL, a port out of range and a space in the host are refused, each with its
-    reason in the summary; the other rows are imported; no traceback, on any database."""
+    """A too-long URL, a port out of range or 0, a space in the host and a host name IDNA
+    refuses are refused, each with its reason in the summary; the other rows are imported;
+    no traceback, on any database."""
     urls = [*GOOD_URLS[:3], *BAD_URLS, *GOOD_URLS[3:]]
     outlines = "".join(f'<outline type="rss" text="f" xmlUrl="{url}"/>' for url in urls)
     path = tmp_path / "feeds.opml"
     path.write_text(f'<?xml version="1.0"?><opml version="2.0"><body>{outlines}</body></opml>')
 
-    out, _ = run("opml_import", str(path))
+    out, _ = run("opml_import", str(path), "--no-discover")  # hosts that do not exist
 
-    assert "9 feeds in the file: 6 added, 0 skipped, 3 invalid:" in out
+    assert "11 feeds in the file: 6 added, 0 skipped, 5 invalid:" in out
     lines = out.splitlines()
     for url, reason in BAD_URLS.items():
         [line] = [line for line in lines if line.strip().startswith(f"invalid: {url[:40]}")]
@@ -201,11 +217,13 @@ def test_addfeed_refuses_what_django_would_not_call_a_url_with_a_reason_each():
     """addfeed applies the same check: each bad URL gets its reason on one line of standard
     error, the good one is added."""
     err = io.StringIO()
-    with pytest.raises(CommandError, match="3 of 4 URLs were not added"):
-        call_command("addfeed", *BAD_URLS, GOOD_URLS[0], stdout=io.StringIO(), stderr=err)
+    with pytest.raises(CommandError, match="5 of 6 URLs were not added"):
+        call_command(
+            "addfeed", *BAD_URLS, GOOD_URLS[0], discover=False, stdout=io.StringIO(), stderr=err
+        )
 
     lines = err.getvalue().splitlines()
-    assert len(lines) == 3
+    assert len(lines) == 5
     for line, reason in zip(lines, BAD_URLS.values(), strict=True):
         assert reason in line and len(line) < 250
     assert list(Feed.objects.values_list("url", flat=True)) == [GOOD_URLS[0]]
@@ -239,7 +257,7 @@ def test_opml_export_round_trips(tmp_path):
     run("opml_export", "-o", str(path))
     exported = set(Feed.objects.values_list("url", "title", "link"))
     Feed.objects.all().delete()
-    out, _ = run("opml_import", str(path))
+    out, _ = run("opml_import", str(path), "--no-discover")  # hosts that do not exist
 
     assert "2 added" in out
     imported = set(Feed.objects.values_list("url", "title", "link"))
@@ -257,3 +275,68 @@ def test_opml_export_to_stdout():
     out, _ = run("opml_export")
 
     assert out.startswith("<?xml") and 'xmlUrl="http://a.example/feed"' in out
+
+
+# --- discovery: a page's URL gives its feeds (djangofeeds.finder) ---------------------
+
+
+def serve_site(feed_server, *names):
+    """An HTML page at / linking to a feed per name (/<name>.xml, titled <name>)."""
+    links = "".join(
+        f'<link rel="alternate" type="application/rss+xml" title="{name}" href="{name}.xml">'
+        for name in names
+    )
+    html = f"<!doctype html><html><head>{links}</head><body>Site</body></html>"
+    return feed_server.serve("/", html, content_type="text/html")
+
+
+def test_addfeed_adds_a_pages_first_feed_and_prints_the_others(feed_server):
+    """addfeed on a page adds the first feed it links to and lists the others."""
+    page = serve_site(feed_server, "posts", "comments", "podcast")
+
+    out, _ = run("addfeed", page)
+
+    first, *others = (feed_server.url(f"/{name}.xml") for name in ("posts", "comments", "podcast"))
+    assert f"Added {first} (found on {page})" in out
+    assert "also links to (add them with --all):" in out
+    assert f"  {others[0]}  comments" in out and f"  {others[1]}  podcast" in out
+    assert list(Feed.objects.values_list("url", flat=True)) == [first]
+
+
+def test_addfeed_all_adds_every_feed_of_the_page(feed_server):
+    """addfeed --all adds every feed the page links to, and no page."""
+    page = serve_site(feed_server, "posts", "comments")
+
+    out, _ = run("addfeed", page, "--all")
+
+    urls = {feed_server.url("/posts.xml"), feed_server.url("/comments.xml")}
+    assert set(Feed.objects.values_list("url", flat=True)) == urls
+    assert "also links to" not in out and out.count("Added ") == 2
+
+
+def test_addfeed_refuses_a_page_without_feeds_naming_it(feed_server):
+    """A page that links to no feed is refused, named in the error; nothing is stored."""
+    page = serve_site(feed_server)
+
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="1 of 1 URLs were not added"):
+        call_command("addfeed", page, stdout=io.StringIO(), stderr=err)
+
+    assert f"{page} is an HTML page that links to no feed" in err.getvalue()
+    assert not Feed.objects.exists()
+
+
+def test_opml_import_stores_the_feed_of_a_row_that_names_a_page(feed_server, tmp_path):
+    """An OPML row whose xmlUrl is a page is stored as the page's feed, with the row's title."""
+    page = serve_site(feed_server, "posts")
+    path = tmp_path / "feeds.opml"
+    path.write_text(
+        '<?xml version="1.0"?><opml version="2.0"><body>'
+        f'<outline type="rss" text="A site" xmlUrl="{page}"/></body></opml>'
+    )
+
+    out, _ = run("opml_import", str(path), verbosity=2)
+
+    feed = Feed.objects.get()
+    assert (feed.url, feed.title) == (feed_server.url("/posts.xml"), "A site")
+    assert f"added: {feed.url} (found on {page})" in out and "1 added" in out

@@ -61,6 +61,20 @@ def test_permanent_redirects_give_the_new_url(feed_server):
     assert (fetch(mixed).url, fetch(mixed).permanent_url) == (final, None)
 
 
+def test_a_redirect_to_a_host_name_idna_refuses_is_a_readable_fetch_error(feed_server):
+    """A redirect to ``http://xn--/feed`` (httpx takes it, IDNA refuses its host) is a lasting
+    FetchError naming the target, not an IDNAError escaping the fetch."""
+    url = feed_server.redirect("/to-bad-host.xml", "http://xn--/feed")
+
+    with pytest.raises(FetchError) as raised:
+        fetch(url)
+
+    assert str(raised.value) == (
+        "redirected to http://xn--/feed: not a valid URL: the host name xn-- is not valid IDNA"
+    )
+    assert not raised.value.transient
+
+
 def test_a_410_is_feed_gone(feed_server):
     """410 Gone raises FeedGone, which is not transient."""
     url = feed_server.serve("/gone.xml", b"gone", status=410)

@@ -337,6 +337,20 @@ def test_import_feed_temporary_redirect_keeps_url(feed_server):
     assert Feed.objects.get().url == old
 
 
+def test_import_feed_redirected_to_a_host_name_idna_refuses_records_why(feed_server):
+    """A redirect to ``http://xn--/feed`` is a failed import with a readable reason, like any
+    other bad redirect target, not an IDNAError that crashes the import."""
+    url = feed_server.redirect("/moved-to-bad-host.xml", "http://xn--/feed")
+
+    result = import_url(url)
+
+    feed = Feed.objects.get(url=url)
+    assert result.outcome == Outcome.FAILED and not result.transient
+    assert feed.last_error == (
+        "redirected to http://xn--/feed: not a valid URL: the host name xn-- is not valid IDNA"
+    )
+
+
 def test_import_feed_404_counts_an_error_and_backs_off(feed_server):
     """A 404 counts an error, keeps the feed active and puts its next check off."""
     url = feed_server.url("/missing.xml")

@@ -80,6 +80,32 @@ def test_post_list_filters_by_category_and_keeps_it_across_pages(client):
     assert client.get("/feeds/", {"category": 999}).status_code == 404
 
 
+@pytest.mark.parametrize("value", ["²", "①", "٣", "1 ", "+1", "-1", "0x1", "1e3", "\x00"])
+def test_post_list_takes_a_category_that_is_no_plain_number_for_none(client, value):
+    """``?category=`` that is not ASCII digits (Unicode digits included, which
+    ``str.isdigit`` accepts and the database refuses) shows every post: never a 500."""
+    PostFactory(title="Any post")
+
+    response = client.get("/feeds/", {"category": value})
+
+    assert response.status_code == 200 and "Any post" in response.text
+    assert response.context["category"] is None
+
+
+def test_post_list_of_a_category_id_no_row_can_have_is_404(client):
+    """A category number past the largest id a row can have is a 404, like any unknown one."""
+    assert client.get("/feeds/", {"category": "9" * 30}).status_code == 404
+
+
+def test_admin_posts_ignore_a_category_that_is_no_plain_number(admin_client):
+    """The admin's category filter takes ``?category=²`` for no filter, not a 500."""
+    PostFactory(title="Any post")
+    changelist = reverse("admin:djangofeeds_post_changelist")
+
+    for value in ("²", "①", "9" * 30):
+        assert admin_client.get(changelist, {"category": value}).status_code == 200
+
+
 def test_post_list_links_each_category(client):
     """The post list links each of a post's categories to its filtered list."""
     post = PostFactory(feed=FeedFactory())

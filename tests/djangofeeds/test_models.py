@@ -23,9 +23,12 @@ def test_due_feeds_are_active_and_never_checked_or_past_their_next_check():
 
 
 def test_subscribe_adds_a_feed_once_and_keeps_only_a_web_link():
-    """subscribe() creates the feed once, trims the URL, and drops a link that is no web link."""
+    """subscribe() creates the feed once, trims the URL, and drops a link that is no web link.
+
+    (Without discovery: the host does not exist. ``test_finder`` covers discovery.)
+    """
     feed, created = Feed.objects.subscribe(
-        " http://a.example/feed.xml ", title="T" * 600, link="javascript:alert(1)"
+        " http://a.example/feed.xml ", title="T" * 600, link="javascript:alert(1)", discover=False
     )
     again, created_again = Feed.objects.subscribe("http://a.example/feed.xml")
 
@@ -39,6 +42,8 @@ def test_subscribe_adds_a_feed_once_and_keeps_only_a_web_link():
         ("", "no URL"),
         ("ftp://a.example/feed", "http"),
         ("http://a.example:99999/feed", "port"),
+        ("http://a.example:0/feed", "port 0"),
+        ("http://xn--/", "not a valid URL"),
         ("http://a b.example/feed", "not a valid URL"),
         ("http://a.example/" + "x" * 2000, "longer than"),
     ],

@@ -3,6 +3,9 @@
 from datetime import timedelta
 
 import pytest
+from django.conf import settings as django_settings
+from django.core.management import call_command
+from django.test import override_settings
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 from django_celery_results.models import TaskResult
@@ -204,16 +207,53 @@ def test_finished_refresh_rounds_older_than_the_kept_days_are_deleted_and_their_
     assert run.refresh_run is None
 
 
+def task_result(task_id, age, task_name="djangofeeds.tasks.import_feed"):
+    """A stored task result of ``task_name`` finished ``age`` seconds ago."""
+    result = TaskResult.objects.create(task_id=task_id, task_name=task_name, status="SUCCESS")
+    TaskResult.objects.filter(pk=result.pk).update(
+        date_done=timezone.now() - timedelta(seconds=age)
+    )
+    return result
+
+
 def test_task_results_older_than_result_expires_are_deleted_in_batches(settings):
-    """Task results older than CELERY_RESULT_EXPIRES are deleted in batches."""
+    """This app's task results older than CELERY_RESULT_EXPIRES are deleted in batches."""
     settings.CELERY_RESULT_EXPIRES = 3600
-    now = timezone.now()
     for number, age in enumerate([0, 10, 7200, 7300, 86400]):
-        result = TaskResult.objects.create(task_id=f"task-{number}", status="SUCCESS")
-        TaskResult.objects.filter(pk=result.pk).update(date_done=now - timedelta(seconds=age))
+        task_result(f"task-{number}", age)
 
     assert retention.prune_task_results(batch_size=2) == 3
     assert sorted(TaskResult.objects.values_list("task_id", flat=True)) == ["task-0", "task-1"]
+
+
+def test_task_results_of_the_host_are_left_alone(settings):
+    """The host's own old results (its tasks, another app's, a result stored without a
+    name) are not this app's to delete: only djangofeeds.* results are pruned."""
+    settings.CELERY_RESULT_EXPIRES = 3600
+    task_result("ours", 7200, "djangofeeds.tasks.cleanup")
+    task_result("host", 7200, "project.tasks.add")
+    task_result("blog", 7200, "blog.tasks.spam_filter")
+    task_result("lookalike", 7200, "djangofeedsextra.tasks.sync")
+    task_result("unnamed", 7200, None)
+
+    assert retention.prune_task_results() == 1
+
+    kept = sorted(TaskResult.objects.values_list("task_id", flat=True))
+    assert kept == ["blog", "host", "lookalike", "unnamed"]
+
+
+def test_task_results_without_django_celery_results_are_not_touched(settings):
+    """Without django-celery-results installed the cleanup prunes no result and reports 0
+    (import isolation, in a process where the library cannot load, is in
+    tests/test_optional_dependencies.py)."""
+    settings.CELERY_RESULT_EXPIRES = 3600
+    task_result("old", 7200)
+    apps = [app for app in django_settings.INSTALLED_APPS if app != "django_celery_results"]
+
+    with override_settings(INSTALLED_APPS=apps):
+        assert retention.prune_task_results() == 0
+
+    assert TaskResult.objects.filter(task_id="old").exists()
 
 
 def test_cleanup_task_prunes_posts_runs_and_results(feed_server, settings):
@@ -243,6 +283,7 @@ def test_cleanup_and_result_expiry_are_on_the_beat_schedule(settings):
     """Cleanup runs hourly from beat, and results expire after a day."""
     from project.celery import app
 
+    call_command("setup_schedules", verbosity=0)
     cleanup = PeriodicTask.objects.get(task="djangofeeds.tasks.cleanup")
     assert cleanup.enabled and cleanup.interval.every == 1 and cleanup.interval.period == "hours"
     assert app.conf.result_expires == settings.CELERY_RESULT_EXPIRES == 24 * 3600

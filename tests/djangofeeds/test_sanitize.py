@@ -46,6 +46,9 @@ def test_safe_html_resolves_relative_links_against_a_base():
         ("<b>Bold</b> &amp; plain", "Bold & plain"),
         ("Tom &amp; &lt;i&gt;Jerry&lt;/i&gt;", "Tom & Jerry"),
         ("<script>alert(1)</script>Title", "Title"),
+        # Found by fuzzing (issue 25): escaped three times, tags were left after two passes.
+        ("&amp;lt;i&amp;gt;thrice&amp;lt;/i&amp;gt;", "thrice"),
+        ("&amp;amp;amp;amp;amp;lt;b&amp;amp;amp;amp;amp;gt;x", "amp;lt;bamp;gt;x"),  # past 4
         ("  spread \n\t out  ", "spread out"),
         (None, ""),
     ],

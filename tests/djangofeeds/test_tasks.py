@@ -5,6 +5,7 @@ import time
 from hashlib import md5
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from djangofeeds import conf, tasks
@@ -358,10 +359,12 @@ def test_a_round_whose_claims_ran_out_is_closed_with_the_feeds_never_run(setting
     assert summary.finished_at is not None and summary.unfinished == 1
 
 
+@pytest.mark.project_wiring
 def test_the_tick_has_its_own_queue_and_expires_before_the_next_one():
     """Beat's entry ticks every 5 s; a tick waiting longer than 4 s is dropped, never piled up."""
     from django_celery_beat.models import PeriodicTask
 
+    call_command("setup_schedules", verbosity=0)
     entry = PeriodicTask.objects.get(task=refresh_feeds.name)
     interval = entry.interval.schedule.run_every.total_seconds()
     assert interval == 5

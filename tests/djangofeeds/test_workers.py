@@ -149,6 +149,7 @@ def test_import_feeds_wait_shows_progress_a_table_and_fails_on_a_failure(
     assert {run.worker for run in ImportRun.objects.all()} != {"manage.py"}  # the workers did it
 
 
+@pytest.mark.project_wiring
 def test_stale_lock_holder_frozen_past_its_lease_cannot_overwrite_newer_data(
     feed_server, memcached_cache
 ):

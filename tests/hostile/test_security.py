@@ -1,6 +1,7 @@
 """Security rows of the matrix (issue 7): admin permissions, /healthz, the JSON-only worker,
 SSRF through OPML, production settings, secrets, and the development superuser."""
 
+import io
 import json
 import logging
 import re
@@ -20,9 +21,9 @@ from django.test import Client
 from django_celery_results.models import TaskResult
 
 from blog.models import Comment, CommentEvent
-from blog.redact import HideSecrets
 from djangofeeds.models import Feed, ImportRun
 from project.celery import app as celery_app
+from project.redact import HideSecrets
 from project.tasks import add
 from tests.blog.helpers import fresh_ip, worker_env
 from tests.factories import CommentFactory, EntryFactory, FeedFactory
@@ -138,8 +139,9 @@ def opml(urls):
 
 @pytest.mark.django_db
 def test_ssrf_rules_apply_to_opml_imports_too(feed_server, settings, tmp_path):
-    """Private addresses in any spelling are refused when the OPML is read, or when the feed
-    is fetched for names that only DNS can tell: the local server is never reached."""
+    """Private addresses in any spelling are refused when the OPML is read, or when the URL
+    is fetched for names that only DNS can tell (by the discovery fetch of opml_import, or by
+    the import after ``--no-discover``): the local server is never reached."""
     settings.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = False
     feed_server.serve("/inside.xml", rss(numbered_items(1)))
     port = feed_server.port
@@ -159,7 +161,14 @@ def test_ssrf_rules_apply_to_opml_imports_too(feed_server, settings, tmp_path):
     path = tmp_path / "subscriptions.opml"
     path.write_bytes(opml(refused_at_once + refused_when_fetched))
 
-    call_command("opml_import", str(path))
+    out = io.StringIO()
+    call_command("opml_import", str(path), stdout=out)
+
+    assert "0 added, 0 skipped, 11 invalid" in out.getvalue()
+    assert "localhost resolves to a non-public address" in out.getvalue()
+    assert not Feed.objects.exists()
+
+    call_command("opml_import", str(path), "--no-discover", stdout=io.StringIO())
 
     assert set(Feed.objects.values_list("url", flat=True)) == set(refused_when_fetched)
     with pytest.raises(CommandError, match="1 of 1 imports failed"):

@@ -7,6 +7,7 @@ import sys
 import amqp
 import pytest
 from django.conf import settings
+from kombu.exceptions import OperationalError
 from kombu.transport.redis import Channel as RedisChannel
 
 from project import broker
@@ -105,3 +106,11 @@ def test_beat_runs_with_worker_timeouts(tmp_path):
         beat.kill()
     worker = broker.TIMEOUTS[broker.WORKER]
     assert (float(line.group(1)), float(line.group(2))) == (worker.connect, worker.io)
+
+
+def test_check_broker_raises_only_when_the_broker_does_not_answer(use_broker):
+    """/healthz's probe: the session's broker answers; an address where nothing listens raises."""
+    broker.check_broker()
+    use_broker("redis://127.0.0.1:1/0")  # nothing listens there
+    with pytest.raises(OperationalError):
+        broker.check_broker()

@@ -156,12 +156,18 @@ def test_compose_workers_scale_and_beat_does_not(compose):
 
 
 def test_compose_beat_and_migrate_commands_exist(compose):
-    """beat runs the project's app (scheduler from settings); migrate is a manage.py command."""
+    """beat runs the project's app (scheduler from settings); the migrate service runs
+    manage.py migrate, then setup_schedules (beat's entries), both existing commands."""
     assert command_of(compose["services"]["beat"])[:4] == ["celery", "-A", "project", "beat"]
     importlib.import_module(settings.CELERY_BEAT_SCHEDULER.split(":")[0])
-    migrate = command_of(compose["services"]["migrate"])
-    assert migrate[:2] == ["python", "manage.py"]
-    assert migrate[2] in get_commands()
+    shell = command_of(compose["services"]["migrate"])
+    assert shell[:2] == ["sh", "-c"]
+    steps = [shlex.split(step) for step in shell[2].split("&&")]
+    assert [step[:3] for step in steps] == [
+        ["python", "manage.py", "migrate"],
+        ["python", "manage.py", "setup_schedules"],
+    ]
+    assert all(step[2] in get_commands() for step in steps)
 
 
 def test_compose_healthchecks(compose):

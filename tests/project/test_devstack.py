@@ -27,7 +27,8 @@ def stack(tmp_path):
 
 
 def test_devstack_serves_site_and_admin_and_runs_tasks(stack):
-    """A fresh folder gets a database, demo entry, superuser, web, worker and beat."""
+    """A fresh folder gets a database, beat entries, demo entry, superuser, web, worker
+    and beat; beat sends the refresh tick."""
     password = stack.wait_for(r'Log in as "admin" with password: (\S+)', timeout=180).group(1)
     assert f"Admin: {stack.url}admin/" in stack.output
     # Printed after the children's banners, not scrolled away by them.
@@ -39,6 +40,13 @@ def test_devstack_serves_site_and_admin_and_runs_tasks(stack):
     assert kept.read_text().strip() == password
     assert kept.stat().st_mode & 0o777 == 0o600
     assert "(kept in var/admin-password)" in stack.output
+    # The apps' beat entries were created (setup_schedules), and beat sends the tick.
+    assert "Beat entries: 4 created, 0 kept as they were." in stack.output[:banner_at]
+    stack.wait_for(
+        r"beat \| .*Sending due task djangofeeds: import due feeds "
+        r"\(djangofeeds\.tasks\.refresh_feeds\)",
+        timeout=30,
+    )
 
     home = wait_for_http(stack.url)
     assert home.status_code == 200

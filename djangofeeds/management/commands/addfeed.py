@@ -1,14 +1,18 @@
-"""``manage.py addfeed URL... [--import]``: subscribe to feeds."""
+"""``manage.py addfeed URL... [--all] [--import] [--no-discover]``: subscribe to feeds."""
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import Truncator
 
+from djangofeeds.finder import Discovery, DiscoveryError, find
 from djangofeeds.models import Feed, InvalidFeedURL
 
 
 class Command(BaseCommand):
-    help = "Subscribe to feeds by URL; with --import, import them right away (in this process)."
+    help = (
+        "Subscribe to feeds by URL, or by the URL of a page that links to them; "
+        "with --import, import them right away (in this process)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("urls", nargs="+", metavar="URL")
@@ -18,21 +22,40 @@ class Command(BaseCommand):
             action="store_true",
             help="import the feeds now, under their locks",
         )
+        parser.add_argument(
+            "--all",
+            dest="every",
+            action="store_true",
+            help="a page that links to several feeds: add them all (default: the first)",
+        )
+        parser.add_argument(
+            "--no-discover",
+            dest="discover",
+            action="store_false",
+            help="store the URLs as given, without fetching them to find their feeds",
+        )
 
-    def handle(self, *, urls, import_now=False, **options):
+    def handle(self, *, urls, import_now=False, every=False, discover=True, **options):
         feeds, invalid = [], 0
         for url in urls:
             try:
-                feed, created = Feed.objects.subscribe(url)
+                found = find(url) if discover else Discovery.as_given(url.strip())
+                for link in found.feeds if every else found.feeds[:1]:
+                    feed, created = Feed.objects.subscribe(link.url, discover=False)
+                    feeds.append(feed.url)
+                    self.report(feed, created, found)
+            except DiscoveryError as exc:  # its message names the URL or page
+                self.stderr.write(self.style.ERROR(str(exc)))
+                invalid += 1
+                continue
             except InvalidFeedURL as exc:
                 self.stderr.write(self.style.ERROR(f"{Truncator(url).chars(100)}: {exc}"))
                 invalid += 1
                 continue
-            feeds.append(feed.url)
-            if created:
-                self.stdout.write(self.style.SUCCESS(f"Added {feed.url}"))
-            else:
-                self.stdout.write(f"Already subscribed: {feed.url}")
+            if not every and len(found.feeds) > 1:
+                self.stdout.write(f"{found.page} also links to (add them with --all):")
+                for link in found.feeds[1:]:
+                    self.stdout.write(f"  {link.url}  {link.label}")
         if import_now and feeds:
             call_command(
                 "import_feeds",
@@ -44,3 +67,14 @@ class Command(BaseCommand):
             )
         if invalid:
             raise CommandError(f"{invalid} of {len(urls)} URLs were not added")
+
+    def report(self, feed, created, found):
+        where = f" (found on {found.page})" if found.page else ""
+        if created:
+            self.stdout.write(self.style.SUCCESS(f"Added {feed.url}{where}"))
+        else:
+            self.stdout.write(f"Already subscribed: {feed.url}{where}")
+        if found.unchecked:
+            self.stdout.write(
+                self.style.WARNING(f"  not checked ({found.unchecked}); the importer will retry it")
+            )

@@ -1,4 +1,7 @@
-"""``manage.py import_feeds [URL...] [--all|--due] [--sync] [--wait]``: import feeds now."""
+"""``manage.py import_feeds [URL...] [--all|--due] [--sync] [--wait]``: import feeds now.
+
+With neither URLs nor ``--all``, the due feeds are imported (``--due``).
+"""
 
 import time
 
@@ -20,7 +23,9 @@ class Command(BaseCommand):
         which = parser.add_mutually_exclusive_group()
         which.add_argument("--all", action="store_true", help="every active feed")
         which.add_argument(
-            "--due", action="store_true", help="active feeds whose next check time has come"
+            "--due",
+            action="store_true",
+            help="active feeds whose next check time has come (the default without URLs)",
         )
         how = parser.add_mutually_exclusive_group()
         how.add_argument("--sync", action="store_true", help="import here, one feed after another")
@@ -54,10 +59,8 @@ class Command(BaseCommand):
             raise CommandError("give feed URLs or --all/--due, not both")
         if options["all"]:
             urls = Feed.objects.active().values_list("url", flat=True)
-        elif options["due"]:
+        elif options["due"] or not urls:
             urls = Feed.objects.due().values_list("url", flat=True)
-        elif not urls:
-            raise CommandError("give feed URLs, --all or --due")
         return list(dict.fromkeys(urls))  # once each, in order
 
     def import_here(self, urls):

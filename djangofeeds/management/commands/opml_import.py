@@ -3,7 +3,7 @@
 import sys
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import DatabaseError
+from django.db import DatabaseError, transaction
 from django.utils.text import Truncator
 
 from djangofeeds.models import Feed, InvalidFeedURL
@@ -11,12 +11,21 @@ from djangofeeds.opml import OPMLError, parse_opml
 
 
 class Command(BaseCommand):
-    help = "Subscribe to the feeds of an OPML file (nested folders included; known feeds skipped)."
+    help = (
+        "Subscribe to the feeds of an OPML file (nested folders included; known feeds skipped; "
+        "a row that names a page gets the page's feed)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("file", help="an OPML file, or - for standard input")
+        parser.add_argument(
+            "--no-discover",
+            dest="discover",
+            action="store_false",
+            help="store the URLs as written, without fetching each one to find its feed",
+        )
 
-    def handle(self, file, **options):
+    def handle(self, file, discover=True, **options):
         try:
             outlines = parse_opml(self.read(file))
         except OPMLError as exc:
@@ -30,9 +39,13 @@ class Command(BaseCommand):
                 continue
             seen.add(outline.url)
             try:
-                _, created = Feed.objects.subscribe(
-                    outline.url, title=outline.title, link=outline.html_url
-                )
+                # A savepoint per row: a row the database refuses must not spoil the
+                # transaction for the rows after it (PostgreSQL aborts it otherwise).
+                # A row may name a page: the feed it links to is stored (djangofeeds.finder).
+                with transaction.atomic():
+                    feed, created = Feed.objects.subscribe(
+                        outline.url, title=outline.title, link=outline.html_url, discover=discover
+                    )
             except InvalidFeedURL as exc:
                 invalid.append((outline.url, str(exc)))
                 continue
@@ -43,7 +56,8 @@ class Command(BaseCommand):
             if created:
                 added += 1
                 if options["verbosity"] > 1:
-                    self.stdout.write(f"added: {outline.url}")
+                    found_on = f" (found on {outline.url})" if feed.url != outline.url else ""
+                    self.stdout.write(f"added: {feed.url}{found_on}")
             else:
                 skipped += 1
         summary = (

@@ -1,19 +1,16 @@
-"""Secrets never reach a log line or a stored message.
+"""Secrets never reach a log line.
 
 Libraries put secrets into their messages (the akismet library's refusal
 reads "Found API key: <the key>"). ``hide_secrets`` replaces every configured
 secret in a text; ``HideSecrets`` does it to every log record, message and
 traceback alike, on the console handler of the settings' LOGGING and on
-Celery's own handlers (project/celery.py). It lives in the blog because the
-blog is what talks to Akismet, and the blog stores the messages (a comment's
-history); the project's logging uses it from here, so no app imports project/.
+Celery's own handlers (project/celery.py). A project concern: the apps never
+import it (the blog's Akismet backend keeps the key out of what it stores).
 """
 
 import logging
 
 from django.conf import settings
-
-from blog import conf
 
 HIDDEN = "[hidden]"
 # Shorter values are no secret worth the name, and would blot out ordinary words.
@@ -23,7 +20,11 @@ MIN_LENGTH = 6
 def secrets():
     """The configured secret values, longest first (one may contain another)."""
     database = settings.DATABASES["default"]
-    values = {settings.SECRET_KEY, conf.AKISMET_API_KEY, database.get("PASSWORD") or ""}
+    values = {
+        settings.SECRET_KEY,
+        getattr(settings, "AKISMET_API_KEY", ""),
+        database.get("PASSWORD") or "",
+    }
     values.add(broker_password(settings.CELERY_BROKER_URL))
     return sorted((value for value in values if len(value) >= MIN_LENGTH), key=len, reverse=True)
 

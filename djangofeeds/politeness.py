@@ -1,0 +1,164 @@
+"""Politeness towards the hosts feeds live on: few fetches at once, their Retry-After, our name.
+
+- Slots: at most ``DJANGOFEEDS_MAX_PER_HOST`` imports of one host's feeds run at
+  once, across every worker. Slot ``i`` of a host is a ``CacheLock`` on
+  ``djangofeeds-host-<md5(host)>-<i>`` in the lock cache: an atomic add with an
+  expiry, released only by its owner, renewed while the import runs. A killed
+  worker's slot comes back when its lease (``SLOT_LEASE`` at most) runs out.
+- Deferral: a 429 or 503 with ``Retry-After`` defers every feed of the host
+  until then: the time is kept in the lock cache (the task asks before it
+  fetches) and written as ``next_check_at`` on the host's idle feeds (so the
+  scheduler does not even queue them).
+- ``user_agent()``: the product, its version and the operator's contact.
+
+A feed's host is its URL's host name (the port is not part of it: two ports
+of one machine share its capacity). Redirects are not followed here: a feed
+redirected to another host counts against its own URL's host.
+"""
+
+import contextlib
+import logging
+import random
+from datetime import timedelta
+from hashlib import md5
+from urllib.parse import urlsplit
+
+from django.core.cache import caches
+from django.db.models import Q
+from django.utils import timezone
+
+import djangofeeds
+from djangofeeds import conf
+from djangofeeds.locks import CacheLock
+from djangofeeds.models import Feed
+
+logger = logging.getLogger(__name__)
+
+# A slot's lease, renewed while its import runs: short, so that a killed
+# worker's slot is free again within a minute rather than after the feed
+# lock's ten.
+SLOT_LEASE = 60
+# A feed that found its host busy is offered again after about WAIT_BASE
+# seconds, doubling with each wait up to WAIT_CAP, jittered so that the
+# waiting feeds do not all come back at the same moment.
+WAIT_BASE = 0.5
+WAIT_CAP = 10.0
+# The answers whose Retry-After speaks for the whole host, not one feed.
+HOST_WIDE = {429, 503}
+
+
+class HostBusy(Exception):
+    """Every slot of the feed's host is taken: the feed waits, without a worker."""
+
+    def __init__(self, host):
+        super().__init__(
+            f"{host} already has {conf.DJANGOFEEDS_MAX_PER_HOST} imports running "
+            "(DJANGOFEEDS_MAX_PER_HOST)"
+        )
+        self.host = host
+
+
+def host_of(url):
+    """The host name of ``url``, lower case ("" if it has none)."""
+    return urlsplit(url).hostname or ""
+
+
+def host_key(host, suffix):
+    return f"djangofeeds-host-{md5(host.encode()).hexdigest()}-{suffix}"
+
+
+def take_slot(url, *, lease=None):
+    """One of the free slots of ``url``'s host, held (a ``CacheLock``), or None if none is free.
+
+    Raises ``LockUnavailable`` when the lock cache cannot be reached.
+    """
+    host = host_of(url)
+    lease = lease or min(SLOT_LEASE, conf.DJANGOFEEDS_LOCK_EXPIRE)
+    for index in range(conf.DJANGOFEEDS_MAX_PER_HOST):
+        slot = CacheLock(host_key(host, index), expire=lease, using=conf.DJANGOFEEDS_LOCK_CACHE)
+        if slot.acquire():
+            return slot
+    return None
+
+
+@contextlib.contextmanager
+def host_slot(url):
+    """Hold one of ``url``'s host's slots for the block, renewed while it runs.
+
+    Raises ``HostBusy`` when none is free.
+    """
+    slot = take_slot(url)
+    if slot is None:
+        raise HostBusy(host_of(url))
+    try:
+        with slot.keep_alive():
+            yield slot
+    finally:
+        slot.release()
+
+
+def busy_wait(waits):
+    """Seconds a feed waits after finding its host busy ``waits`` times before."""
+    return min(WAIT_CAP, WAIT_BASE * 2 ** min(waits, 10)) * random.uniform(0.5, 1.5)
+
+
+def deferred_until(url, now=None):
+    """The time before which ``url``'s host asked not to be fetched, or None."""
+    until = caches[conf.DJANGOFEEDS_LOCK_CACHE].get(host_key(host_of(url), "not-before"))
+    return until if until and until > (now or timezone.now()) else None
+
+
+def heed(url, status, retry_after, now=None):
+    """After an answer: a host-wide ``Retry-After`` defers all the host's feeds; return until when.
+
+    Returns None when the answer asks nothing of the host.
+    """
+    if status not in HOST_WIDE or not retry_after:
+        return None
+    return defer_host(url, retry_after, now=now)
+
+
+def defer_host(url, seconds, *, now=None):
+    """Fetch nothing from ``url``'s host for ``seconds``: in the cache and on its idle feeds."""
+    now = now or timezone.now()
+    host, until = host_of(url), now + timedelta(seconds=seconds)
+    # Claimed feeds keep their claim's deadline: their task asks the cache.
+    moved = (
+        Feed.objects.filter(of_host(host), is_active=True, claimed_at__isnull=True)
+        .filter(Q(next_check_at__isnull=True) | Q(next_check_at__lt=until))
+        .update(next_check_at=until)
+    )
+    cache, key = caches[conf.DJANGOFEEDS_LOCK_CACHE], host_key(host, "not-before")
+    try:
+        if (cache.get(key) or now) < until:
+            cache.set(key, until, timeout=int(seconds) + 1)
+    except Exception as exc:  # whatever the cache backend raises: the import is recorded already
+        logger.warning("Host %s: could not store its Retry-After in the cache (%s)", host, exc)
+    logger.warning(
+        "Host %s asked to wait %ss (Retry-After): its feeds are not fetched before %s "
+        "(%d rescheduled)",
+        host,
+        seconds,
+        until.isoformat(timespec="seconds"),
+        moved,
+    )
+    return until
+
+
+def of_host(host):
+    """A filter for the feeds whose URL is on ``host`` (a scan of the URLs: rare, after a 429)."""
+    literal = f"[{host}]" if ":" in host else host  # an IPv6 address is bracketed in URLs
+    found = Q()
+    for scheme in ("http", "https"):
+        base = f"{scheme}://{literal}"
+        found |= Q(url__iexact=base)
+        for after in "/:?#":
+            found |= Q(url__istartswith=base + after)
+    return found
+
+
+def user_agent():
+    """``djangofeeds/<version>``, and ``(+<contact>)`` if DJANGOFEEDS_USER_AGENT_CONTACT is set."""
+    product = f"djangofeeds/{djangofeeds.__version__}"
+    contact = conf.DJANGOFEEDS_USER_AGENT_CONTACT
+    return f"{product} (+{contact})" if contact else product

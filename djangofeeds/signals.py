@@ -1,0 +1,35 @@
+"""djangofeeds' signals: hooks for a host, each sent by the code named in its comment.
+
+Every one is sent after the transaction that made the change commits
+(``transaction.on_commit``, robust: a failing receiver is logged and changes
+nothing), sender the ``Feed`` class. This module imports no model, so a host
+may import it anywhere.
+"""
+
+from functools import partial
+
+from django.db import transaction
+from django.dispatch import Signal
+
+# Sent by the importer (djangofeeds.importer) when an import stored new or
+# changed posts, with ``feed``, ``run`` (its ImportRun) and two Post querysets:
+# ``created`` (posts this import added) and ``updated`` (posts it rewrote
+# because their content changed). Not sent when nothing was stored (304, the
+# same bytes, every post unchanged).
+posts_stored = Signal()
+
+# Sent by the importer and djangofeeds.attempts when a healthy feed starts
+# failing: its error count goes from 0 to 1. ``feed``, ``run`` (the failed
+# ImportRun), ``error`` (the run's error text).
+feed_failing = Signal()
+
+# Sent when an active feed is deactivated: by the importer (410 Gone, moved to
+# a URL that is already another feed) and by ``Feed.objects.deactivate()``
+# (the admin's "Deactivate" action). ``feed``, ``run`` (the ImportRun, None
+# when a person did it), ``reason`` (text).
+feed_deactivated = Signal()
+
+
+def send_on_commit(signal, sender, **kwargs):
+    """Send ``signal`` once the current transaction commits (at once outside one)."""
+    transaction.on_commit(partial(signal.send, sender=sender, **kwargs), robust=True)

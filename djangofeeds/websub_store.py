@@ -1,0 +1,101 @@
+"""Store a document a WebSub hub pushed: the importer's parse and store, under the feed's lock.
+
+No fetch: the hub sent the content. The feed's lock and fencing number are the
+ones ``import_feed`` takes, so a push and a poll of one feed never write at
+once, and a stale holder is refused as in any import.
+"""
+
+import logging
+import time
+
+from django.utils import timezone
+
+from djangofeeds import conf, websub
+from djangofeeds.importer import Importer, StaleFence, elapsed_ms, finish, new_run
+from djangofeeds.locks import CacheLock
+from djangofeeds.models import Feed, Outcome, Subscription
+from djangofeeds.parse import NotAFeed, parse
+from djangofeeds.signals import posts_stored, send_on_commit
+
+logger = logging.getLogger(__name__)
+
+
+class LockBusy(Exception):
+    """Another worker imports the feed: the push is stored when it is done (a retry)."""
+
+
+class PushImporter(Importer):
+    """The importer's store path for pushed bytes; the feed's validators and pace stay as polled.
+
+    A pushed document may hold only the new entries: it says nothing of the
+    feed's publishing rate, and its hash is not the feed's body.
+    """
+
+    def __init__(self, feed, run, fence, body, content_type):
+        super().__init__(feed, run, fence, None)
+        self.body, self.content_type = body, content_type
+
+    def execute(self):
+        feed, run = self.feed, self.run
+        run.bytes_received = len(self.body)
+        started = time.perf_counter()
+        try:
+            parsed = parse(self.body, url=feed.url, content_type=self.content_type)
+        except NotAFeed as exc:
+            # The hub's mistake, not the feed's: recorded on the run, the feed's health unchanged.
+            run.parse_ms, run.error = elapsed_ms(started), f"pushed content: {exc}"
+            return finish(feed, run, Outcome.FAILED)
+        run.parse_ms = elapsed_ms(started)
+        run.warning = parsed.warning
+        started = time.perf_counter()
+        run.created, run.updated = self.store_posts(parsed.entries, parsed.categories)
+        if run.created:
+            self.prune(parsed.entries, run.created)
+        self.claim(last_success_at=self.now)
+        run.store_ms = elapsed_ms(started)
+        result = finish(feed, run, Outcome.IMPORTED)
+        if run.created or run.updated:
+            send_on_commit(
+                posts_stored,
+                Feed,
+                feed=feed,
+                run=run,
+                created=feed.posts.filter(imported_at=self.now),
+                updated=feed.posts.filter(guid_hash__in=self.updated_hashes),
+            )
+        return result
+
+
+def run_push(subscription_id, body, content_type, *, task_name, task_id="", worker=""):
+    """Store ``body`` pushed for a subscription's feed under the feed's lock; an ``ImportResult``.
+
+    None when the subscription or its feed is gone or inactive (nothing is
+    stored). Raises ``LockBusy`` while another worker imports the feed, and
+    ``LockUnavailable`` when the lock cache is unreachable: the caller retries.
+    """
+    from djangofeeds.tasks import lock_key  # the task module imports this one
+
+    subscription = Subscription.objects.select_related("feed").filter(pk=subscription_id).first()
+    if subscription is None or subscription.feed is None or not subscription.feed.is_active:
+        logger.info("push for subscription %s ignored: no active feed", subscription_id)
+        return None
+    url = subscription.feed.url
+    key = lock_key(task_name, url)
+    expire, lock_cache = conf.DJANGOFEEDS_LOCK_EXPIRE, conf.DJANGOFEEDS_LOCK_CACHE
+    with CacheLock(key, expire=expire, using=lock_cache) as lock:
+        if not lock.acquired:
+            raise LockBusy(url)
+        with lock.keep_alive():
+            feed = Feed.objects.next_fence(url)
+            run = new_run(feed, task_id=task_id, worker=worker, pushed=True)
+            importer = PushImporter(feed, run, feed.fence, body, content_type)
+            try:
+                result = importer.execute()
+            except StaleFence:
+                run.error = "a newer import of this feed took over (the lock's lease had run out)"
+                return finish(feed, run, Outcome.FAILED)
+            subscription.last_push_at = timezone.now()
+            subscription.save(update_fields=["last_push_at"])
+            if subscription.pushing():  # a lapsed lease's late push does not slow polling
+                websub.slow_down(feed, feed.fence, subscription.last_push_at)
+            return result

@@ -1,0 +1,1 @@
+"""Fuzz tests: generated input on every surface, bounded in time (issue 25)."""
