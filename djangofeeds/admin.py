@@ -291,7 +291,9 @@ class PostAdmin(ReadOnlyAdmin):
     list_select_related = ["feed"]
     # Shown as the search box; get_search_results searches the full text instead.
     search_fields = ["title", "content"]
-    search_help_text = "Words of the title or content, best matches first; or a post's URL or GUID."
+    search_help_text = (
+        "Words of the title or content, best matches first; a category's name; a post's URL."
+    )
     date_hierarchy = "published_at"
     inlines = [EnclosureInline]
     # No COUNT(*) of millions of rows on every changelist page.
@@ -304,7 +306,11 @@ class PostAdmin(ReadOnlyAdmin):
             return queryset, False
         if "://" in term and " " not in term:
             return queryset.filter(Q(link=term) | Q(guid=term)), False
-        found = search_posts(queryset, term)  # best match first...
+        # A category named exactly so: its posts too, as the old search found them.
+        categories = Category.objects.filter(name__iexact=term)
+        tagged = Post.categories.through.objects.filter(category__in=categories)
+        also = Q(pk__in=tagged.values("post_id")) if categories.exists() else None
+        found = search_posts(queryset, term, also=also)  # best match first...
         if ORDER_VAR in request.GET:  # ...unless a column header was clicked
             found = found.order_by(*queryset.query.order_by)
         return found, False

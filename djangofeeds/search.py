@@ -16,6 +16,7 @@ import re
 
 from django.db import connections
 from django.db.models import BooleanField, Case, Expression, F, FloatField, Q, Value, When
+from django.db.models.functions import Coalesce
 
 from djangofeeds.search_schema import FTS_TABLE, SEARCH_CONFIG, sqlite_fts_ready
 
@@ -44,25 +45,33 @@ def query_words(text):
     return list(dict.fromkeys(word.lower() for word in WORD.findall(clean_query(text))))[:MAX_WORDS]
 
 
-def search_posts(queryset, text):
+def search_posts(queryset, text, *, also=None):
     """``queryset``'s posts matching ``text``, best first, annotated with ``search_rank``.
 
     Title matches come before content-only matches. The result keeps the
     queryset's ``select_related`` and ``prefetch_related`` (not ``only``/``defer``).
     On PostgreSQL the matching ids are read at once. An empty query (or one with
-    no word, or only stop words) matches nothing.
+    no word, or only stop words) matches nothing. ``also`` (a ``Q``) adds the
+    posts it selects, after the matches unless they match too.
     """
     text = clean_query(text)
+    nothing = Value(0.0, FloatField())
     if not query_words(text):
-        return queryset.none().annotate(search_rank=Value(0.0, FloatField()))
+        found = queryset.filter(also) if also else queryset.none()
+        return found.annotate(search_rank=nothing)
     connection = connections[queryset.db]
     if connection.vendor == "postgresql":
-        return ranked(queryset, *postgresql(text))
-    if connection.vendor == "mysql":
-        return ranked(queryset, *mysql(text), newest_first=False)
-    if connection.vendor == "sqlite" and sqlite_fts_ready(connection):
-        return ranked(queryset, *sqlite_fts(text))
-    return substring(queryset, text)
+        match, rank = postgresql(text)
+    elif connection.vendor == "mysql":
+        match, rank = mysql(text)
+    elif connection.vendor == "sqlite" and sqlite_fts_ready(connection):
+        match, rank = sqlite_fts(text)
+    else:
+        match, rank = substring(text)
+    if also:
+        match = Q(match) | also
+        rank = Coalesce(rank, nothing)  # a post that does not match has no rank on MariaDB
+    return ranked(queryset, match, rank, newest_first=connection.vendor != "mysql")
 
 
 def ranked(queryset, match, rank, *, newest_first=True):
@@ -158,16 +167,12 @@ def sqlite_fts(text):
     return match, rank
 
 
-def substring(queryset, text):
-    """Every word in the title or the content; posts with all of them in the title first."""
+def substring(text):
+    """(match, rank): every word in the title or the content; all of them in the title first."""
     words = query_words(text)
     match, in_title = Q(), Q()
     for word in words:
         match &= Q(title__icontains=word) | Q(content__icontains=word)
         in_title &= Q(title__icontains=word)
     rank = Case(When(in_title, then=Value(1.0)), default=Value(0.0), output_field=FloatField())
-    return (
-        queryset.filter(match)
-        .annotate(search_rank=rank)
-        .order_by("-search_rank", F("published_at").desc(nulls_last=True), "-pk")
-    )
+    return match, rank

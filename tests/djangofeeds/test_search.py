@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from djangofeeds.models import Post
+from djangofeeds.models import Category, Post
 from djangofeeds.search import MAX_QUERY_CHARS, clean_query, search_posts, substring
 from djangofeeds.search_schema import FTS_TABLE, repair_sqlite, sqlite_fts_ready
 from tests.factories import FeedFactory, PostFactory
@@ -166,7 +166,8 @@ def test_substring_fallback_needs_every_word_and_ranks_titles_first():
     PostFactory(title="Zebra and okapi", content="<p>Both.</p>")
     PostFactory(title="Zebra only", content="<p>Alone.</p>")
 
-    found = titles(substring(Post.objects.all(), "zebra OKAPI"))
+    match, rank = substring("zebra OKAPI")
+    found = titles(Post.objects.filter(match).annotate(r=rank).order_by("-r", "pk"))
 
     assert found == ["Zebra and okapi", "Okapi news"]
 
@@ -295,3 +296,17 @@ def test_admin_post_search_keeps_a_chosen_column_order(admin_client):
     results = admin_client.get(changelist, {"q": "zebra", "o": "-1"}).context["cl"].result_list
 
     assert titles(results) == ["B", "A zebra"]
+
+
+def test_admin_post_search_finds_the_posts_of_a_category_named_so(admin_client):
+    """A category's exact name finds its posts too, after the posts whose text matches."""
+    fillers()
+    savanna = Category.objects.create(name="Savanna")
+    tagged = PostFactory(title="Tagged only", content="<p>Grass.</p>")
+    tagged.categories.add(savanna)
+    PostFactory(title="Savanna at dawn", content="<p>Light.</p>")
+    changelist = reverse("admin:djangofeeds_post_changelist")
+
+    results = admin_client.get(changelist, {"q": "savanna"}).context["cl"].result_list
+
+    assert titles(results) == ["Savanna at dawn", "Tagged only"]
