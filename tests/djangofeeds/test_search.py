@@ -310,3 +310,21 @@ def test_admin_post_search_finds_the_posts_of_a_category_named_so(admin_client):
     results = admin_client.get(changelist, {"q": "savanna"}).context["cl"].result_list
 
     assert titles(results) == ["Savanna at dawn", "Tagged only"]
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite without FTS5")
+def test_search_posts_falls_back_to_substrings_without_fts5():
+    """On an SQLite without FTS5 (no FTS table), search still works, by substrings."""
+    with connection.cursor() as cursor:  # as migration 0009 leaves such a database
+        for kind in ("insert", "delete", "update"):
+            cursor.execute(f"DROP TRIGGER {FTS_TABLE}_{kind}")
+        cursor.execute(f"DROP TABLE {FTS_TABLE}")
+    fillers()
+    PostFactory(title="Savanna diary", content="<p>A zebra herd.</p>")
+    PostFactory(title="The zebra crossing", content="<p>Stripes.</p>")
+
+    assert not sqlite_fts_ready(connection)
+    assert titles(search_posts(Post.objects.all(), "ZEBRA")) == [
+        "The zebra crossing",
+        "Savanna diary",
+    ]
