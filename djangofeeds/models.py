@@ -4,7 +4,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
-from django.db import connections, models
+from django.db import connections, models, transaction
 from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
@@ -95,8 +95,12 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         this holder writes with. One ``UPDATE … RETURNING`` (a round trip, and
         the row's write lock for its duration) serialises this against the
         importer's fenced writes, so a stale holder either finished before this
-        increment or sees it and is refused.
+        increment or sees it and is refused. MariaDB and MySQL have no
+        ``UPDATE … RETURNING``: there the ``UPDATE`` and a read of the row run
+        in one transaction, under the same write lock.
         """
+        if connections[self.db].vendor == "mysql":
+            return self._next_fence_without_returning(url)
         quote = connections[self.db].ops.quote_name
         table, fence, url_column = (
             quote(name) for name in (self.model._meta.db_table, "fence", "url")
@@ -105,6 +109,14 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         for _ in range(2):
             for feed in self.raw(sql, [url]):
                 return feed
+            self.get_or_create(url=url)  # a feed seen for the first time
+        raise self.model.DoesNotExist(url)  # deleted between the two statements
+
+    def _next_fence_without_returning(self, url):
+        for _ in range(2):
+            with transaction.atomic(using=self.db):
+                if self.filter(url=url).update(fence=F("fence") + 1):
+                    return self.get(url=url)
             self.get_or_create(url=url)  # a feed seen for the first time
         raise self.model.DoesNotExist(url)  # deleted between the two statements
 

@@ -23,6 +23,13 @@ def database(url, conn_max_age, test_folder):
         }
         # A file, not memory, so that worker subprocesses in tests see the test data.
         config["TEST"] = {"NAME": str(test_folder / "test-db.sqlite3")}
+    elif config["ENGINE"] == "django.db.backends.mysql":
+        # MariaDB/MySQL: 4-byte UTF-8 (emoji in titles), unless the URL asks
+        # otherwise (?charset=...); the test database is created the same way,
+        # with a case-sensitive collation as on PostgreSQL and SQLite: feed URLs
+        # and category names differing only in case are different rows.
+        config["OPTIONS"] = {"charset": "utf8mb4", **config.get("OPTIONS", {})}
+        config["TEST"] = {"CHARSET": "utf8mb4", "COLLATION": "utf8mb4_bin"}
     return config
 
 
