@@ -202,6 +202,34 @@ class PostQuerySet(models.QuerySet):
     def of_active_feeds(self):
         return self.filter(feed__is_active=True)
 
+    def upsert(self, posts, update_fields):
+        """Insert ``posts``, or update ``update_fields`` of those whose (feed, guid) exists;
+        return them with their primary keys.
+
+        MariaDB and MySQL's ``ON DUPLICATE KEY UPDATE`` names no conflict target
+        (the (feed, guid_hash) key is the only unique one a new post can hit),
+        and MySQL returns no ids from it: they are read back by guid.
+        """
+        connection = connections[self.db]
+        if connection.features.supports_update_conflicts_with_target:
+            return self.bulk_create(
+                posts,
+                update_conflicts=True,
+                unique_fields=["feed", "guid_hash"],
+                update_fields=update_fields,
+            )
+        stored = self.bulk_create(posts, update_conflicts=True, update_fields=update_fields)
+        missing = [post for post in stored if post.pk is None]
+        if missing:
+            rows = self.filter(
+                feed_id__in={post.feed_id for post in missing},
+                guid_hash__in={post.guid_hash for post in missing},
+            ).values_list("feed_id", "guid_hash", "pk")
+            pks = {(feed_id, guid_hash): pk for feed_id, guid_hash, pk in rows}
+            for post in missing:
+                post.pk = pks[post.feed_id, post.guid_hash]
+        return stored
+
 
 class Post(models.Model):
     feed = models.ForeignKey(Feed, on_delete=models.CASCADE, related_name="posts")

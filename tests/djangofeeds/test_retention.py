@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 from django_celery_results.models import TaskResult
@@ -147,7 +148,8 @@ def runs(feed, ages_in_days):
 
 
 def deletes_of(captured, table):
-    return [q for q in captured.captured_queries if q["sql"].startswith(f'DELETE FROM "{table}"')]
+    start = f"DELETE FROM {connection.ops.quote_name(table)}"  # "…" or `…` (MariaDB/MySQL)
+    return [q for q in captured.captured_queries if q["sql"].startswith(start)]
 
 
 def test_run_retention_keeps_the_last_runs_of_each_feed_even_when_old(

@@ -44,6 +44,7 @@ def test_concurrent_imports_of_one_feed_fetch_it_once(feed_server, memcached_cac
     assert Post.objects.count() == 10
 
 
+@pytest.mark.serial  # a timing bound: not beside other tests (xdist)
 def test_worker_killed_mid_import_then_next_import_succeeds(
     feed_server, memcached_cache, worker_factory
 ):
