@@ -4,7 +4,7 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connections, transaction
+from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from djangofeeds.models import Feed, InvalidFeedURL, feed_url_problem
@@ -114,3 +114,14 @@ def run_on_two_threads(target):
         thread.start()
     for thread in threads:
         thread.join(60)
+
+
+@pytest.mark.skipif(connection.vendor != "mysql", reason="the index is MariaDB/MySQL's own")
+def test_feed_lookup_by_url_uses_an_index_on_mariadb():
+    """A feed is found by URL through an index, not a table scan (MariaDB's long unique hash
+    serves no lookup: migration 0007 adds a prefix index)."""
+    Feed.objects.bulk_create(Feed(url=f"http://a.example/{n}.xml") for n in range(300))
+
+    plan = Feed.objects.filter(url="http://a.example/150.xml").explain()
+
+    assert "feed_url_prefix_idx" in plan
