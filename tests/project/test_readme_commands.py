@@ -29,6 +29,9 @@ from tests.support.feed_server import numbered_items, rss
 from tests.support.processes import WatchedProcess
 from tests.support.services import free_port
 
+# A whole stack per test that runs the commands: not beside other tests (xdist).
+pytestmark = pytest.mark.serial
+
 README = Path(settings.BASE_DIR) / "README.md"
 SITE = "http://127.0.0.1:8000/"
 EXAMPLE_FEED = "https://www.djangoproject.com/rss/weblog/"
