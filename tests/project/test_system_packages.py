@@ -22,7 +22,7 @@ echo "$*" >> "$(dirname "$0")/apt-get.calls"
 
 
 # What building mysqlclient (the MariaDB driver) needs: their programs tell they are there.
-MARIADB_BUILD = ("pkg-config", "mariadb_config")
+MARIADB_BUILD = ("gcc", "pkg-config", "mariadb_config")
 
 
 @pytest.fixture
@@ -99,7 +99,7 @@ def test_nothing_missing_installs_nothing(fresh_machine):
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="installing is what root does; CI runs as root")
 def test_a_machine_without_the_mariadb_connector_gets_it_to_build_the_driver(fresh_machine):
-    """No pkg-config nor MariaDB Connector/C: both are installed, so mysqlclient builds."""
+    """No compiler, pkg-config nor MariaDB Connector/C: all are installed, so mysqlclient builds."""
     (fresh_machine / "memcached").symlink_to(shutil.which("memcached"))
     for program in MARIADB_BUILD:
         (fresh_machine / program).unlink()
@@ -107,5 +107,5 @@ def test_a_machine_without_the_mariadb_connector_gets_it_to_build_the_driver(fre
     assert result.returncode == 0, result.stderr
     assert apt_get_calls(fresh_machine) == [
         "update -qq",
-        "install -y -qq pkg-config libmariadb-dev",
+        "install -y -qq gcc pkg-config libmariadb-dev",
     ]
