@@ -141,6 +141,10 @@ class FeedAdmin(admin.ModelAdmin):
     show_full_result_count = False
     inlines = [SubscriptionInline]
 
+    def get_inlines(self, request, obj):
+        # A feed being added has no push subscription yet: nothing to show.
+        return self.inlines if obj is not None else []
+
     def get_fieldsets(self, request, obj=None):
         return self.add_fieldsets if obj is None else super().get_fieldsets(request, obj)
 

@@ -21,13 +21,16 @@ from djangofeeds.models import Feed
 def claim_feeds(rows, *, limit=None, now=None):
     """Claim the feeds in ``rows`` that are not queued already; return ``(claim, [(pk, url)])``.
 
-    One statement, so two ticks (or two beats started by mistake) never claim
-    the same feed: ``UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED
-    LIMIT n) RETURNING``. On PostgreSQL a concurrent claim skips the rows
-    another one holds; SQLite runs one writer at a time (IMMEDIATE
-    transactions, see settings), which needs no row locks. A stale claim (older
-    than ``DJANGOFEEDS_CLAIM_TIMEOUT``) may be claimed again. ``claim`` is the
-    claim's time in ISO format: the token each message carries.
+    Two ticks (or two beats started by mistake) never claim the same feed. On
+    PostgreSQL and SQLite one statement: ``UPDATE … WHERE id IN (SELECT … FOR
+    UPDATE SKIP LOCKED LIMIT n) RETURNING``; a concurrent claim on PostgreSQL
+    skips the rows another one holds, and SQLite runs one writer at a time
+    (IMMEDIATE transactions, see settings), which needs no row locks. MariaDB
+    and MySQL have no ``UPDATE … RETURNING``: ``SELECT … FOR UPDATE SKIP
+    LOCKED``, then ``UPDATE``, in one transaction (see ``claim_locked``). A
+    stale claim (older than ``DJANGOFEEDS_CLAIM_TIMEOUT``) may be claimed
+    again. ``claim`` is the claim's time in ISO format: the token each message
+    carries.
     """
     now = now or timezone.now()
     timeout = timedelta(seconds=conf.DJANGOFEEDS_CLAIM_TIMEOUT)
@@ -35,9 +38,11 @@ def claim_feeds(rows, *, limit=None, now=None):
         rows.filter(Q(claimed_at__isnull=True) | Q(claimed_at__lte=now - timeout))
         .order_by("next_check_at")
         .select_for_update(skip_locked=True)
-        .values("pk")[:limit]
     )
     connection = connections[rows.db]
+    if connection.vendor == "mysql":
+        return now.isoformat(), claim_locked(picked[:limit], now, now + timeout)
+    picked = picked.values("pk")[:limit]
     quote, adapt = connection.ops.quote_name, connection.ops.adapt_datetimefield_value
     column = {name: quote(Feed._meta.get_field(name).column) for name in ("id", "url")}
     with transaction.atomic(using=rows.db), connection.cursor() as cursor:
@@ -51,6 +56,24 @@ def claim_feeds(rows, *, limit=None, now=None):
         )
         claimed = cursor.fetchall()
     return now.isoformat(), claimed
+
+
+def claim_locked(picked, now, deadline):
+    """The MariaDB/MySQL claim: lock the batch (skipping rows others hold), then update it.
+
+    Both statements run in one transaction, so the row locks taken by the
+    ``SELECT … FOR UPDATE SKIP LOCKED`` keep every other claim off these feeds
+    until the ``UPDATE`` has committed; a claim that comes after sees them
+    claimed. (MySQL allows no ``LIMIT`` in an ``IN`` subquery, nor an
+    ``UPDATE`` of the table its subquery reads.)
+    """
+    with transaction.atomic(using=picked.db):
+        claimed = list(picked.values_list("pk", "url"))
+        if claimed:
+            Feed.objects.using(picked.db).filter(pk__in=[pk for pk, _ in claimed]).update(
+                claimed_at=now, next_check_at=deadline
+            )
+    return claimed
 
 
 def release_claims(pks, claim):

@@ -251,11 +251,8 @@ class Importer:
                 changed = [e for e in batch if known.get(e.guid_hash) not in (e.checksum, PRUNED)]
                 tombstoned = tombstoned or PRUNED in known.values()
                 if changed:
-                    stored = Post.objects.bulk_create(
-                        [self.post(entry) for entry in changed],
-                        update_conflicts=True,
-                        unique_fields=["feed", "guid_hash"],
-                        update_fields=POST_FIELDS,
+                    stored = Post.objects.upsert(
+                        [self.post(entry) for entry in changed], update_fields=POST_FIELDS
                     )
                     store_media(stored, changed, categories, replace=known.keys())
                 if start + BATCH_SIZE >= total:
@@ -370,6 +367,10 @@ def category_ids(pairs):
             ignore_conflicts=True,
         )
         ids |= find_categories(missing)
+        # A case- or accent-insensitive collation (MariaDB's and MySQL's
+        # defaults) holds "Python" and "python" as one row: the one it has.
+        for name, domain in missing - ids.keys():
+            ids[name, domain] = Category.objects.get(name=name, domain=domain).pk
     return ids
 
 
@@ -402,10 +403,14 @@ def store_media(posts, entries, categories, *, replace=()):
     ]
     if enclosures:
         Enclosure.objects.bulk_create(enclosures)
+    # A set: two pairs may share a row (see category_ids), a link is unique.
     links = [
-        PostCategory(post_id=post.pk, category_id=categories[pair])
-        for post, entry in zip(posts, entries, strict=True)
-        for pair in entry.categories
+        PostCategory(post_id=post_id, category_id=category_id)
+        for post_id, category_id in {
+            (post.pk, categories[pair])
+            for post, entry in zip(posts, entries, strict=True)
+            for pair in entry.categories
+        }
     ]
     if links:
         PostCategory.objects.bulk_create(links)

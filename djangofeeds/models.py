@@ -5,7 +5,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
-from django.db import connections, models
+from django.db import connections, models, transaction
 from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
@@ -114,8 +114,12 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         this holder writes with. One ``UPDATE … RETURNING`` (a round trip, and
         the row's write lock for its duration) serialises this against the
         importer's fenced writes, so a stale holder either finished before this
-        increment or sees it and is refused.
+        increment or sees it and is refused. MariaDB and MySQL have no
+        ``UPDATE … RETURNING``: there the ``UPDATE`` and a read of the row run
+        in one transaction, under the same write lock.
         """
+        if connections[self.db].vendor == "mysql":
+            return self._next_fence_without_returning(url)
         quote = connections[self.db].ops.quote_name
         table, fence, url_column = (
             quote(name) for name in (self.model._meta.db_table, "fence", "url")
@@ -124,6 +128,14 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         for _ in range(2):
             for feed in self.raw(sql, [url]):
                 return feed
+            self.get_or_create(url=url)  # a feed seen for the first time
+        raise self.model.DoesNotExist(url)  # deleted between the two statements
+
+    def _next_fence_without_returning(self, url):
+        for _ in range(2):
+            with transaction.atomic(using=self.db):
+                if self.filter(url=url).update(fence=F("fence") + 1):
+                    return self.get(url=url)
             self.get_or_create(url=url)  # a feed seen for the first time
         raise self.model.DoesNotExist(url)  # deleted between the two statements
 
@@ -208,6 +220,34 @@ class Feed(models.Model):
 class PostQuerySet(models.QuerySet):
     def of_active_feeds(self):
         return self.filter(feed__is_active=True)
+
+    def upsert(self, posts, update_fields):
+        """Insert ``posts``, or update ``update_fields`` of those whose (feed, guid) exists;
+        return them with their primary keys.
+
+        MariaDB and MySQL's ``ON DUPLICATE KEY UPDATE`` names no conflict target
+        (the (feed, guid_hash) key is the only unique one a new post can hit),
+        and MySQL returns no ids from it: they are read back by guid.
+        """
+        connection = connections[self.db]
+        if connection.features.supports_update_conflicts_with_target:
+            return self.bulk_create(
+                posts,
+                update_conflicts=True,
+                unique_fields=["feed", "guid_hash"],
+                update_fields=update_fields,
+            )
+        stored = self.bulk_create(posts, update_conflicts=True, update_fields=update_fields)
+        missing = [post for post in stored if post.pk is None]
+        if missing:
+            rows = self.filter(
+                feed_id__in={post.feed_id for post in missing},
+                guid_hash__in={post.guid_hash for post in missing},
+            ).values_list("feed_id", "guid_hash", "pk")
+            pks = {(feed_id, guid_hash): pk for feed_id, guid_hash, pk in rows}
+            for post in missing:
+                post.pk = pks[post.feed_id, post.guid_hash]
+        return stored
 
 
 class Post(models.Model):

@@ -23,6 +23,13 @@ def database(url, conn_max_age, test_folder):
         }
         # A file, not memory, so that worker subprocesses in tests see the test data.
         config["TEST"] = {"NAME": str(test_folder / "test-db.sqlite3")}
+    elif config["ENGINE"] == "django.db.backends.mysql":
+        # MariaDB/MySQL: 4-byte UTF-8 (emoji in titles), unless the URL asks
+        # otherwise (?charset=...); the test database is created the same way,
+        # in the server's default collation for it (case-insensitive, as the
+        # admin's search expects on MySQL).
+        config["OPTIONS"] = {"charset": "utf8mb4", **config.get("OPTIONS", {})}
+        config["TEST"] = {"CHARSET": "utf8mb4"}
     return config
 
 

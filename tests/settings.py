@@ -9,8 +9,17 @@ and their workers share one broker and one database, and nothing of a
 import os
 import tempfile
 
-if not os.environ.get("DJANGO_VAR_DIR"):  # a worker subprocess inherits its session's
+# A worker subprocess inherits its session's folder. A pytest-xdist worker
+# (PYTEST_XDIST_WORKER=gw0, ...) is a session of its own: it makes its own
+# folder rather than share the one its controller made (broker, queue names).
+os.environ.setdefault("PYTEST_XDIST_WORKER", "")
+if not os.environ.get("DJANGO_VAR_DIR") or (
+    os.environ.get("DJANGO_VAR_DIR_OWNER", "") != os.environ["PYTEST_XDIST_WORKER"]
+):
     os.environ["DJANGO_VAR_DIR"] = tempfile.mkdtemp(prefix="project-tests-")
+    os.environ["DJANGO_VAR_DIR_OWNER"] = os.environ["PYTEST_XDIST_WORKER"]
+# The memcached this session was given (CI's), as opposed to a test's private one.
+os.environ.setdefault("TESTS_SHARED_MEMCACHED", os.environ.get("MEMCACHED_LOCATION", ""))
 os.environ.setdefault("DJANGO_DEBUG", "1")
 os.environ.setdefault("DJANGOFEEDS_ALLOW_PRIVATE_HOSTS", "1")
 # No .env.local: a make run in this checkout must not configure the tests.
@@ -20,11 +29,13 @@ from kombu import Exchange, Queue
 
 from project.settings import *  # noqa: F403
 from project.settings import (
+    CACHES,
     CELERY_BROKER_TRANSPORT_OPTIONS,
     CELERY_BROKER_URL,
     CELERY_TASK_DEFAULT_QUEUE,
     CELERY_TASK_QUEUES,
     CELERY_TASK_ROUTES,
+    MEMCACHED_LOCATION,
     VAR_DIR,
 )
 
@@ -34,6 +45,12 @@ if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
         **CELERY_BROKER_TRANSPORT_OPTIONS,
         "global_keyprefix": f"{VAR_DIR.name}:",
     }
+
+if MEMCACHED_LOCATION and os.environ["TESTS_SHARED_MEMCACHED"] == MEMCACHED_LOCATION:
+    # A shared memcached (CI's, under pytest-xdist) keeps this session's locks,
+    # rate-limit counters and markers apart, as the Redis prefix does above.
+    # Not on a test's private memcached: its workers and the test use bare keys.
+    CACHES = {**CACHES, "default": {**CACHES["default"], "KEY_PREFIX": VAR_DIR.name}}
 
 # This session's queues and exchanges get names of their own (the suffix), on
 # every broker: RabbitMQ has no key prefix, so two runs on one vhost would

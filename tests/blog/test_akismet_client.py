@@ -42,6 +42,7 @@ def test_akismet_server_error_is_a_request_error(akismet_settings, akismet, stat
         comment_check(payload())
 
 
+@pytest.mark.serial  # a timing bound: not beside other tests (xdist)
 def test_akismet_timeout_is_a_request_error(akismet_settings, akismet):
     """An answer slower than BLOG_AKISMET_TIMEOUT raises RequestError after about that long."""
     comment_check(payload())

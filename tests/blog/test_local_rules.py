@@ -36,7 +36,8 @@ def test_local_rules_catch_too_many_links(local_rules):
     local_rules.BLOG_SPAM_MAX_LINKS = 2
     text = "https://a.example/ https://b.example/"
     assert local_check(comment=text)[0] == Verdict.HAM
-    assert local_check(comment=text + " ", homepage="https://c.example/") == (
+    # Another text: MariaDB/MySQL compare text ignoring trailing spaces (a copy).
+    assert local_check(comment=text + " Bye.", homepage="https://c.example/") == (
         Verdict.SPAM,
         ["3 links"],
     )

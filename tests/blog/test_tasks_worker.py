@@ -75,6 +75,7 @@ def test_akismet_down_leaves_pending_then_sweeper_publishes(client, spam_worker,
     assert kinds(comment) == ["check_failed", "rechecked", "checked"]
 
 
+@pytest.mark.serial  # a timing bound: not beside other tests (xdist)
 def test_broker_down_at_post_time(client, private_broker, akismet, worker_factory):
     """With the broker stopped the POST still answers 303 in about a second (the dispatch
     gives up after ~0.3 s; the bound leaves room for a loaded machine) and the comment stays

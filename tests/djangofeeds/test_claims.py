@@ -46,7 +46,10 @@ def test_two_concurrent_ticks_claim_disjoint_sets():
     assert Feed.objects.filter(claimed_at__isnull=True).count() == 0
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks: PostgreSQL only")
+@pytest.mark.skipif(
+    connection.vendor not in ("postgresql", "mysql"),
+    reason="row locks: PostgreSQL, MariaDB/MySQL (SQLite has one writer at a time, no row locks)",
+)
 def test_a_claim_skips_rows_another_transaction_holds():
     """FOR UPDATE SKIP LOCKED: a claim does not wait for, nor take, a row locked elsewhere."""
     make_feeds(5)

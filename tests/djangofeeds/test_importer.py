@@ -6,6 +6,7 @@ from datetime import timedelta
 from email.utils import formatdate
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from djangofeeds import addresses
@@ -740,11 +741,12 @@ def test_import_feed_repairs_titles_stored_with_markup_without_duplicates(feed_s
 
 
 def post_selects(captured):
+    table = connection.ops.quote_name("djangofeeds_post")  # "…" or `…` (MariaDB/MySQL)
     return [
         query["sql"]
         for query in captured.captured_queries
         # PostgreSQL wraps each side of the known-posts UNION in parentheses.
-        if query["sql"].lstrip("(").startswith("SELECT") and '"djangofeeds_post"' in query["sql"]
+        if query["sql"].lstrip("(").startswith("SELECT") and table in query["sql"]
     ]
 
 

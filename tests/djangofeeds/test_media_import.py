@@ -1,6 +1,7 @@
 """Enclosures and categories through the importer: stored in bulk, updated, fenced, bounded."""
 
 import pytest
+from django.db import connection
 
 from djangofeeds.importer import fetch_and_store
 from djangofeeds.media import MAX_CATEGORIES
@@ -35,7 +36,11 @@ def test_json_feed_attachments_and_tags_are_stored_by_the_same_rules(feed_server
     assert enclosures_of(second) == [
         ("https://queuecast.example.net/notes/qc-2.pdf", "application/pdf", None)
     ]
-    assert categories_of(second) == [("Celery", ""), ("celery", ""), ("reliability", "")]
+    if connection.vendor == "mysql":  # its default collations hold "Celery" and "celery" as one
+        folded = [(name.lower(), domain) for name, domain in categories_of(second)]
+        assert folded == [("celery", ""), ("reliability", "")]
+    else:
+        assert categories_of(second) == [("Celery", ""), ("celery", ""), ("reliability", "")]
     assert enclosures_of(first) == [
         ("https://queuecast.example.net/audio/qc-1.mp3", "audio/mpeg", None)
     ]

@@ -1,9 +1,11 @@
-"""djangofeeds.models: due feeds, subscriptions and fencing numbers."""
+"""djangofeeds.models: due feeds, subscriptions and fencing numbers (raced on two connections)."""
 
 import os
+import threading
 from datetime import timedelta
 
 import pytest
+from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from djangofeeds.models import Feed, InvalidFeedURL, feed_url_problem
@@ -74,3 +76,70 @@ def test_apps_need_no_migration_on_a_host_with_32_bit_keys():
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "No changes detected" in done.stdout
+
+
+@pytest.mark.django_db(transaction=True)
+def test_next_fence_gives_holders_racing_on_two_connections_distinct_numbers():
+    """Two connections taking fences on one new feed at once: one feed, no number twice."""
+    url = "http://a.example/raced.xml"
+    barrier = threading.Barrier(2)
+    fences = [[], []]
+
+    def take(slot):
+        try:
+            barrier.wait()
+            fences[slot] = [Feed.objects.next_fence(url).fence for _ in range(40)]
+        finally:
+            connections.close_all()  # this thread's own connection
+
+    run_on_two_threads(take)
+
+    assert sorted(fences[0] + fences[1]) == list(range(1, 81))
+    assert Feed.objects.get(url=url).fence == 80
+
+
+@pytest.mark.django_db(transaction=True)
+def test_next_fence_waits_for_a_fenced_write_in_progress():
+    """A new fence is taken only after a write under the old one commits; then it refuses it."""
+    old = Feed.objects.next_fence("http://a.example/held.xml")
+    written, may_commit = threading.Event(), threading.Event()
+
+    def old_holder_writes(slot):
+        if slot:
+            return
+        try:
+            with transaction.atomic():
+                assert Feed.objects.filter(pk=old.pk, fence=old.fence).update(title="old")
+                written.set()
+                may_commit.wait(30)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=old_holder_writes, args=(0,))
+    thread.start()
+    assert written.wait(30)
+    threading.Timer(0.5, may_commit.set).start()  # next_fence below must wait for it
+    new = Feed.objects.next_fence(old.url)
+    thread.join(30)
+
+    assert new.title == "old" and new.fence == old.fence + 1
+    assert not Feed.objects.filter(pk=old.pk, fence=old.fence).update(title="stale")
+
+
+def run_on_two_threads(target):
+    threads = [threading.Thread(target=target, args=(slot,)) for slot in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+
+
+@pytest.mark.skipif(connection.vendor != "mysql", reason="the index is MariaDB/MySQL's own")
+def test_feed_lookup_by_url_uses_an_index_on_mariadb():
+    """A feed is found by URL through an index, not a table scan (MariaDB's long unique hash
+    serves no lookup: migration 0007 adds a prefix index)."""
+    Feed.objects.bulk_create(Feed(url=f"http://a.example/{n}.xml") for n in range(300))
+
+    plan = Feed.objects.filter(url="http://a.example/150.xml").explain()
+
+    assert "feed_url_prefix_idx" in plan

@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 from django.conf import settings as django_settings
 from django.core.management import call_command
+from django.db import connection
 from django.test import override_settings
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
@@ -150,7 +151,8 @@ def runs(feed, ages_in_days):
 
 
 def deletes_of(captured, table):
-    return [q for q in captured.captured_queries if q["sql"].startswith(f'DELETE FROM "{table}"')]
+    start = f"DELETE FROM {connection.ops.quote_name(table)}"  # "…" or `…` (MariaDB/MySQL)
+    return [q for q in captured.captured_queries if q["sql"].startswith(start)]
 
 
 def test_run_retention_keeps_the_last_runs_of_each_feed_even_when_old(

@@ -1,13 +1,14 @@
 """The scheduler's claims in the database: disjoint ticks, stale claims, broker faults, crashes."""
 
 import base64
+import contextlib
 import json
 from datetime import timedelta
 
 import pytest
 import redis
 from django.core.cache import cache
-from django.db import connection, connections
+from django.db import OperationalError, connection, connections
 from django.utils import timezone
 from django_celery_results.models import TaskResult
 
@@ -117,14 +118,19 @@ def queued_url(message):
 
 def test_a_lost_database_connection_is_recorded_in_words(feed_server, monkeypatch):
     """The connection dies mid-import: the feed and its run say so, readably."""
-    if connection.vendor != "postgresql":
-        pytest.skip("kills its own PostgreSQL backend")
+    if connection.vendor not in ("postgresql", "mysql"):
+        pytest.skip("kills its own PostgreSQL or MariaDB/MySQL connection (SQLite has none)")
     url = feed_server.serve("/db.xml", rss(numbered_items(1)))
     real_importer = tasks.fetch_and_store
 
     def lose_the_connection(*args, **kwargs):
         with connections["default"].cursor() as cursor:
-            cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+            if connection.vendor == "postgresql":
+                cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+            else:
+                cursor.execute("SELECT CONNECTION_ID()")
+                with contextlib.suppress(OperationalError):  # "connection was killed"
+                    cursor.execute(f"KILL CONNECTION {cursor.fetchone()[0]:d}")
         return real_importer(*args, **kwargs)
 
     monkeypatch.setattr(tasks, "fetch_and_store", lose_the_connection)

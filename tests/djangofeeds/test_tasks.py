@@ -114,6 +114,7 @@ def test_import_feed_task_leaves_transient_errors_to_the_schedule(feed_server):
     )
 
 
+@pytest.mark.serial  # a timing bound: not beside other tests (xdist)
 def test_a_dead_feed_backs_off_through_its_schedule(feed_server, settings):
     """A feed that times out costs one bounded fetch per check, and waits longer after each."""
     settings.DJANGOFEEDS_FETCH_TIMEOUT = 1

@@ -48,6 +48,7 @@ def test_a_forked_child_builds_its_own_client(feed_server):
     assert 5 in transport._clients  # the parent keeps its own
 
 
+@pytest.mark.serial  # a timing bound: not beside other tests (xdist)
 def test_a_trickling_answer_is_cut_at_the_deadline(feed_server):
     """Every byte comes within the 5 s timeout, yet the read ends at the 1 s deadline."""
     url = feed_server.serve("/drip.xml", rss(numbered_items(2)), trickle=0.2)

@@ -17,7 +17,11 @@ from tests.factories import EntryFactory
 from tests.support.comments import kinds, post, settled
 from tests.support.hung_broker import SilentServer, StallingProxy
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("no_rate_limit")]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("no_rate_limit"),
+    pytest.mark.serial,  # timing bounds: not beside other tests (xdist)
+]
 
 # A hang is what is tested here, not speed: the former settings held a POST
 # about 15 s on a hung Redis (issue 14); a request's timeouts (project/broker.py)

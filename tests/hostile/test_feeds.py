@@ -85,6 +85,7 @@ def test_a_0_byte_200(feed_server):
     assert (run.http_status, run.bytes_received) == (200, 0)
 
 
+@pytest.mark.serial  # a timing bound: not beside other tests (xdist)
 @pytest.mark.parametrize("send_length", [True, False], ids=["with-length", "without-length"])
 def test_a_body_over_the_cap_with_and_without_content_length(feed_server, settings, send_length):
     """Refused on the header when it is announced, else once the cap is passed: never read whole."""
@@ -110,6 +111,7 @@ def test_a_gzip_bomb(feed_server, settings, encoding):
     refused(url, "the feed is larger than 10485760 bytes")
 
 
+@pytest.mark.serial  # a timing bound: not beside other tests (xdist)
 @pytest.mark.parametrize("head", [True, False], ids=["headers-too", "body-only"])
 def test_a_server_that_trickles_one_byte_per_second(feed_server, settings, head):
     """Each byte comes well within the read timeout; the fetch still ends at its deadline.
@@ -126,6 +128,7 @@ def test_a_server_that_trickles_one_byte_per_second(feed_server, settings, head)
     assert time.monotonic() - started < 6  # twice the deadline; the whole answer takes minutes
 
 
+@pytest.mark.serial  # a timing bound: not beside other tests (xdist)
 def test_slow_redirect_hops_share_the_deadline(feed_server, settings):
     """Ten hops each answered within the timeout still end at the fetch's deadline."""
     settings.DJANGOFEEDS_FETCH_TIMEOUT = 1

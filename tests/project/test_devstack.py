@@ -16,6 +16,9 @@ from tests.support.devstack import (
 )
 from tests.support.services import free_port
 
+# The whole stack (web, workers, beat) per test: not beside other tests (xdist).
+pytestmark = pytest.mark.serial
+
 
 @pytest.fixture
 def stack(tmp_path):

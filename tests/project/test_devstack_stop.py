@@ -17,6 +17,9 @@ from tests.support.feed_server import numbered_items, rss
 from tests.support.services import free_port
 from tests.support.waiting import wait_until
 
+# The whole stack (web, workers, beat) per test: not beside other tests (xdist).
+pytestmark = pytest.mark.serial
+
 
 @pytest.fixture
 def folder(tmp_path):

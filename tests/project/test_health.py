@@ -35,6 +35,7 @@ def test_healthz_names_cache_when_memcached_stops(client, memcached_cache):
         assert response.json()["failed"] == ["cache"]
 
 
+@pytest.mark.serial  # a timing bound: not beside other tests (xdist)
 def test_healthz_recovers_when_memcached_returns(client, settings, memcached_cache):
     """Once memcached is back, the cache check passes again within pymemcache's dead_timeout."""
     memcached_cache.stop()

@@ -29,6 +29,9 @@ from tests.support.feed_server import numbered_items, rss
 from tests.support.processes import WatchedProcess
 from tests.support.services import free_port
 
+# A whole stack per test that runs the commands: not beside other tests (xdist).
+pytestmark = pytest.mark.serial
+
 BASE = Path(settings.BASE_DIR)
 # The README first, then the topic pages, in a stable order (commands run in it).
 DOCUMENTS = [BASE / "README.md", *sorted((BASE / "docs").glob("*.md"))]

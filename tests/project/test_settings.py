@@ -58,6 +58,7 @@ print(json.dumps({"seconds": time.monotonic() - started, "error": error}))
 """
 
 
+@pytest.mark.serial  # a timing bound: not beside other tests (xdist)
 @pytest.mark.parametrize(
     "url_shape", ["redis://127.0.0.1:{port}/0", "amqp://guest:guest@127.0.0.1:{port}//"]
 )

@@ -21,12 +21,17 @@ echo "$*" >> "$(dirname "$0")/apt-get.calls"
 """
 
 
+# What building mysqlclient (the MariaDB driver) needs: their programs tell they are there.
+MARIADB_BUILD = ("gcc", "pkg-config", "mariadb_config")
+
+
 @pytest.fixture
 def fresh_machine():
-    """A bin folder with the tools the script uses and chromium, redis-server, but no memcached."""
+    """A bin folder with the tools the script uses and all it checks for but memcached."""
     folder = Path(tempfile.mkdtemp(prefix="system-packages-"))
     folder.chmod(0o777)  # the ordinary user's stand-in apt-get must be able to record too
-    for program in ("id", "dirname", "basename", "sh", "redis-server", "chromium"):
+    programs = ("id", "dirname", "basename", "sh", "redis-server", "chromium", *MARIADB_BUILD)
+    for program in programs:
         found = shutil.which(program)
         assert found, program
         (folder / program).symlink_to(found)
@@ -90,3 +95,17 @@ def test_nothing_missing_installs_nothing(fresh_machine):
     result = run_script(fresh_machine)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     assert apt_get_calls(fresh_machine) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="installing is what root does; CI runs as root")
+def test_a_machine_without_the_mariadb_connector_gets_it_to_build_the_driver(fresh_machine):
+    """No compiler, pkg-config nor MariaDB Connector/C: all are installed, so mysqlclient builds."""
+    (fresh_machine / "memcached").symlink_to(shutil.which("memcached"))
+    for program in MARIADB_BUILD:
+        (fresh_machine / program).unlink()
+    result = run_script(fresh_machine)
+    assert result.returncode == 0, result.stderr
+    assert apt_get_calls(fresh_machine) == [
+        "update -qq",
+        "install -y -qq gcc pkg-config libmariadb-dev",
+    ]

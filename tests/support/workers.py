@@ -20,12 +20,19 @@ def database_url(settings_dict):
     if engine.endswith("sqlite3"):
         return f"sqlite:///{name}"
     if engine.endswith("postgresql"):
-        user = quote(settings_dict.get("USER") or "", safe="")
-        password = quote(settings_dict.get("PASSWORD") or "", safe="")
-        auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
         host, port = settings_dict.get("HOST") or "localhost", settings_dict.get("PORT") or 5432
-        return f"postgres://{auth}{host}:{port}/{quote(name)}"
+        return f"postgres://{credentials(settings_dict)}{host}:{port}/{quote(name)}"
+    if engine.endswith("mysql"):
+        host, port = settings_dict.get("HOST") or "localhost", settings_dict.get("PORT") or 3306
+        return f"mysql://{credentials(settings_dict)}{host}:{port}/{quote(name)}"
     raise ValueError(f"no worker support for database engine {engine}")
+
+
+def credentials(settings_dict):
+    """``user:password@``, ``user@`` or nothing, quoted for a URL."""
+    user = quote(settings_dict.get("USER") or "", safe="")
+    password = quote(settings_dict.get("PASSWORD") or "", safe="")
+    return f"{user}:{password}@" if password else (f"{user}@" if user else "")
 
 
 class WorkerProcess:
