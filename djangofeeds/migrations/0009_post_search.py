@@ -8,7 +8,7 @@ from djangofeeds import search_schema
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('djangofeeds', '0007_websub'),
+        ('djangofeeds', '0008_feed_url_lookup_index_mariadb'),
     ]
 
     operations = [
