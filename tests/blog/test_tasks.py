@@ -6,7 +6,6 @@ import pytest
 from akismet import APIKeyError
 from django.core.management import call_command
 from django.utils import timezone
-from django_celery_beat.models import PeriodicTask
 
 from blog import akismet_client
 from blog.models import Comment
@@ -100,8 +99,11 @@ def test_purge_spam_deletes_only_old_spam(local_rules):
     assert Comment.objects.count() == 3
 
 
+@pytest.mark.project_wiring
 def test_beat_schedules_are_installed_by_setup_schedules():
     """django-celery-beat runs the sweeper every 10 minutes and the purge daily."""
+    from django_celery_beat.models import PeriodicTask
+
     call_command("setup_schedules", verbosity=0)
     sweeper = PeriodicTask.objects.get(task="blog.tasks.recheck_pending_comments")
     assert (sweeper.interval.every, sweeper.interval.period, sweeper.enabled) == (

@@ -8,8 +8,6 @@ from django.core.management import call_command
 from django.db import connection
 from django.test import override_settings
 from django.utils import timezone
-from django_celery_beat.models import PeriodicTask
-from django_celery_results.models import TaskResult
 
 from djangofeeds import parsed, retention
 from djangofeeds.models import Enclosure, Feed, ImportRun, Outcome, Post, PrunedPost, RefreshRun
@@ -211,6 +209,8 @@ def test_finished_refresh_rounds_older_than_the_kept_days_are_deleted_and_their_
 
 def task_result(task_id, age, task_name="djangofeeds.tasks.import_feed"):
     """A stored task result of ``task_name`` finished ``age`` seconds ago."""
+    from django_celery_results.models import TaskResult
+
     result = TaskResult.objects.create(task_id=task_id, task_name=task_name, status="SUCCESS")
     TaskResult.objects.filter(pk=result.pk).update(
         date_done=timezone.now() - timedelta(seconds=age)
@@ -218,8 +218,11 @@ def task_result(task_id, age, task_name="djangofeeds.tasks.import_feed"):
     return result
 
 
+@pytest.mark.project_wiring
 def test_task_results_older_than_result_expires_are_deleted_in_batches(settings):
     """This app's task results older than CELERY_RESULT_EXPIRES are deleted in batches."""
+    from django_celery_results.models import TaskResult
+
     settings.CELERY_RESULT_EXPIRES = 3600
     for number, age in enumerate([0, 10, 7200, 7300, 86400]):
         task_result(f"task-{number}", age)
@@ -228,9 +231,12 @@ def test_task_results_older_than_result_expires_are_deleted_in_batches(settings)
     assert sorted(TaskResult.objects.values_list("task_id", flat=True)) == ["task-0", "task-1"]
 
 
+@pytest.mark.project_wiring
 def test_task_results_of_the_host_are_left_alone(settings):
     """The host's own old results (its tasks, another app's, a result stored without a
     name) are not this app's to delete: only djangofeeds.* results are pruned."""
+    from django_celery_results.models import TaskResult
+
     settings.CELERY_RESULT_EXPIRES = 3600
     task_result("ours", 7200, "djangofeeds.tasks.cleanup")
     task_result("host", 7200, "project.tasks.add")
@@ -244,10 +250,13 @@ def test_task_results_of_the_host_are_left_alone(settings):
     assert kept == ["blog", "host", "lookalike", "unnamed"]
 
 
+@pytest.mark.project_wiring
 def test_task_results_without_django_celery_results_are_not_touched(settings):
     """Without django-celery-results installed the cleanup prunes no result and reports 0
     (import isolation, in a process where the library cannot load, is in
     tests/test_optional_dependencies.py)."""
+    from django_celery_results.models import TaskResult
+
     settings.CELERY_RESULT_EXPIRES = 3600
     task_result("old", 7200)
     apps = [app for app in django_settings.INSTALLED_APPS if app != "django_celery_results"]
@@ -281,8 +290,11 @@ def test_cleanup_task_prunes_posts_runs_and_results(feed_server, settings):
     assert feed.posts.count() == 5 and feed.import_runs.count() == 1
 
 
+@pytest.mark.project_wiring
 def test_cleanup_and_result_expiry_are_on_the_beat_schedule(settings):
     """Cleanup runs hourly from beat, and results expire after a day."""
+    from django_celery_beat.models import PeriodicTask
+
     from project.celery import app
 
     call_command("setup_schedules", verbosity=0)

@@ -10,7 +10,6 @@ import redis
 from django.core.cache import cache
 from django.db import OperationalError, connection, connections
 from django.utils import timezone
-from django_celery_results.models import TaskResult
 
 from djangofeeds import conf, tasks
 from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
@@ -172,10 +171,13 @@ def test_a_crash_record_never_overwrites_a_newer_import(feed_server, monkeypatch
 # --- through real workers -----------------------------------------------------------------
 
 
+@pytest.mark.project_wiring
 def test_a_round_through_real_workers_fetches_each_feed_once_and_writes_no_task_result(
     feed_server, memcached_cache, worker_factory
 ):
     """Scheduled imports: one fetch each, an ImportRun each, no TaskResult; the round is counted."""
+    from django_celery_results.models import TaskResult
+
     feeds_worker(worker_factory, memcached_cache, queues=SCHEDULER_QUEUES)
     urls = [feed_server.serve(f"/r{n}.xml", rss(numbered_items(2))) for n in range(6)]
     urls.append(feed_server.url("/gone.xml"))  # 404
@@ -196,8 +198,11 @@ def test_a_round_through_real_workers_fetches_each_feed_once_and_writes_no_task_
     assert (summary.feeds, summary.imported, summary.failed, summary.unfinished) == (7, 6, 1, 0)
 
 
+@pytest.mark.project_wiring
 def test_an_import_a_person_started_keeps_its_result(feed_server, memcached_cache, worker_factory):
     """An import a person queued keeps its result in the result backend."""
+    from django_celery_results.models import TaskResult
+
     feeds_worker(worker_factory, memcached_cache, queues=SCHEDULER_QUEUES)
     url = feed_server.serve("/mine.xml", rss(numbered_items(2)))
 
