@@ -46,6 +46,19 @@ def pytest_collection_modifyitems(config, items):
         print(f"\n{len(wired)} tests need the project's own wiring: left out under these settings")
 
 
+@pytest.fixture(autouse=True)
+def forget_process_local_cache():
+    """A process-local cache (a host's LocMem default) is emptied after each test, as the
+    database cache's rows are rolled back: a lock, a rate-limit count or a host's
+    Retry-After left by one test must not reach the next. Shared caches are left alone."""
+    yield
+    from django.core.cache import caches
+
+    for alias in settings.CACHES:
+        if settings.CACHES[alias]["BACKEND"].endswith("LocMemCache"):
+            caches[alias].clear()
+
+
 def pytest_sessionfinish(session, exitstatus):
     """Remove this session's scratch folder, and its keys or queues on a shared broker."""
     prefix = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}).get("global_keyprefix")

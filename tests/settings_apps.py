@@ -66,8 +66,11 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # A file, not memory: the tests' threads and processes share the test database.
     DATABASES["default"]["TEST"] = {"NAME": f"{_scratch}/test.sqlite3"}
 
-STATIC_URL = "static/"
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
 USE_TZ = True
+STATIC_URL = "static/"
 
 # Celery as "First steps with Django" wires it, run in-process.
 CELERY_TASK_ALWAYS_EAGER = True

@@ -63,7 +63,7 @@ def test_entry_detail_of_unpublished_entry_is_404(client, fields):
 def test_entry_text_is_escaped(client):
     """Markup in a title or body is shown as text, never run."""
     entry = EntryFactory(title="<script>alert(1)</script>", body="<img src=x onerror=alert(2)>")
-    for url in ("/", entry.get_absolute_url()):
+    for url in (reverse("blog:entry_list"), entry.get_absolute_url()):
         text = client.get(url).content.decode()
         assert "<script>alert(1)" not in text and "&lt;script&gt;alert(1)" in text
         assert "<img src=x" not in text

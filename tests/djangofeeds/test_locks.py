@@ -19,6 +19,7 @@ pytestmark = pytest.mark.django_db
 KEY = "djangofeeds.tasks.import_feed-lock-0123456789abcdef0123456789abcdef"
 
 
+@pytest.mark.project_wiring
 def test_lock_excludes_other_processes(memcached_cache):
     """8 processes x 200 acquisitions of one key: no two hold intervals overlap."""
     start_ns = time.monotonic_ns() + 3_000_000_000  # time for the processes to set up Django

@@ -84,6 +84,7 @@ time.sleep(120)
 """
 
 
+@pytest.mark.project_wiring
 def test_host_slot_of_a_killed_holder_expires(memcached_cache, settings):
     """A process that holds both slots of a host is SIGKILLed: its slots come back after
     their lease, not before (and not never)."""

@@ -168,6 +168,7 @@ def test_import_feed_task_does_not_retry_permanent_errors(feed_server):
     assert feed_server.hits("/nothing.xml") == 1
 
 
+@pytest.mark.project_wiring
 def test_import_feed_task_reports_progress(feed_server, monkeypatch):
     """The task reports PROGRESS after each batch."""
     url = feed_server.serve("/p.xml", rss(numbered_items(150)))
