@@ -169,6 +169,11 @@ class Importer:
             ),
         )
         run.store_ms = elapsed_ms(started)
+        return self.imported()
+
+    def imported(self):
+        """Finish the run as imported; after commit, announce the posts it stored, if any."""
+        feed, run = self.feed, self.run
         result = finish(feed, run, Outcome.IMPORTED)
         if run.created or run.updated:
             send_on_commit(

@@ -15,7 +15,6 @@ from djangofeeds.importer import Importer, StaleFence, elapsed_ms, finish, new_r
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import Feed, Outcome, Subscription
 from djangofeeds.parse import NotAFeed, parse
-from djangofeeds.signals import posts_stored, send_on_commit
 
 logger = logging.getLogger(__name__)
 
@@ -53,17 +52,7 @@ class PushImporter(Importer):
             self.prune(parsed.entries, run.created)
         self.claim(last_success_at=self.now)
         run.store_ms = elapsed_ms(started)
-        result = finish(feed, run, Outcome.IMPORTED)
-        if run.created or run.updated:
-            send_on_commit(
-                posts_stored,
-                Feed,
-                feed=feed,
-                run=run,
-                created=feed.posts.filter(imported_at=self.now),
-                updated=feed.posts.filter(guid_hash__in=self.updated_hashes),
-            )
-        return result
+        return self.imported()
 
 
 def run_push(subscription_id, body, content_type, *, task_name, task_id="", worker=""):

@@ -3,8 +3,8 @@
 Each installed app's ``schedules.BEAT_SCHEDULE`` (djangofeeds, blog) becomes one
 editable ``PeriodicTask``, created only if no entry has its name: running it again
 creates nothing, and an operator's edits (interval, expiry, enabled) are kept;
-``--reset`` puts the app's defaults back. djangofeeds and blog ship this same file
-(a test keeps them equal), so either app alone has the command.
+``--reset`` puts the app's defaults back. blog's command of the same name is this
+one (it imports it), so either app alone has the command.
 """
 
 import json
