@@ -177,7 +177,7 @@ def read_body(response):
     """Read and decompress the body, stopping at the size cap."""
     cap = conf.DJANGOFEEDS_MAX_BYTES
     length = response.headers.get("content-length", "")
-    if length.isdigit() and int(length) > cap:
+    if length.isascii() and length.isdigit() and int(length) > cap:
         raise FetchError(f"the feed is larger than {cap} bytes (Content-Length {length})")
     decoder = Decoder(response.headers.get("content-encoding", ""))
     body = bytearray()

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from djangofeeds import conf
 from djangofeeds.models import Feed, Subscription, new_callback_token, new_secret
+from djangofeeds.query import ASCII_NUMBER
 from djangofeeds.websub_protocol import HubError, discover, post_form
 
 logger = logging.getLogger(__name__)
@@ -109,7 +110,8 @@ def verify(token, params):
     challenge = params.get("hub.challenge", "")
     if mode == "subscribe" and subscription.state in (State.PENDING, State.ACTIVE) and challenge:
         seconds = params.get("hub.lease_seconds", "")
-        lease = int(seconds) if seconds.isdigit() and len(seconds) < 10 else None
+        # ASCII digits only: "²" passes str.isdigit, then int() refuses it.
+        lease = int(seconds) if ASCII_NUMBER.fullmatch(seconds) and len(seconds) < 10 else None
         lease = min(lease or conf.DJANGOFEEDS_WEBSUB_LEASE_SECONDS, MAX_LEASE_SECONDS)
         Subscription.objects.filter(pk=subscription.pk).update(
             state=State.ACTIVE, lease_expires_at=timezone.now() + timedelta(seconds=lease)

@@ -60,7 +60,7 @@ def callback(request, token):
 def read_capped(request, cap):
     """The request body, refused past ``cap`` bytes (announced or read), never more read."""
     length = request.META.get("CONTENT_LENGTH", "")
-    if length.isdigit() and int(length) > cap:
+    if length.isascii() and length.isdigit() and int(length) > cap:
         raise TooLarge
     # request.read(), not request.body: the body is bounded here by the feeds' own cap.
     body = bytearray()

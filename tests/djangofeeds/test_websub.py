@@ -188,3 +188,23 @@ def test_lapsed_lease_polls_the_feed_now_and_subscribes_again(hub, push_on, eage
     assert Feed.objects.get().next_check_at <= timezone.now()
     assert [form["hub.mode"] for form in hub.received()] == ["subscribe"]
     assert hub.wait_verified().confirmed
+
+
+@pytest.mark.parametrize("lease", ["²", "①", "-5", "1e9", "9" * 50, ""])
+def test_verification_with_a_malformed_lease_takes_the_default_lease(client, hub, push_on, lease):
+    """A hub's hub.lease_seconds that is no ASCII number ("²" passes str.isdigit) is
+    answered with the challenge and the default lease, never a 500."""
+    subscription = subscription_for(hub)
+    params = {
+        "hub.mode": "subscribe",
+        "hub.topic": subscription.topic,
+        "hub.challenge": "c-123",
+        "hub.lease_seconds": lease,
+    }
+
+    response = client.get(f"/feeds/websub/{subscription.token}/", params)
+
+    assert (response.status_code, response.content) == (200, b"c-123")
+    subscription.refresh_from_db()
+    left = subscription.lease_expires_at - timezone.now()
+    assert timedelta(days=9, hours=23) < left <= timedelta(days=10)
