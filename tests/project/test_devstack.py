@@ -44,7 +44,7 @@ def test_devstack_serves_site_and_admin_and_runs_tasks(stack):
     assert kept.stat().st_mode & 0o777 == 0o600
     assert "(kept in var/admin-password)" in stack.output
     # The apps' beat entries were created (setup_schedules), and beat sends the tick.
-    assert "Beat entries: 4 created, 0 kept as they were." in stack.output[:banner_at]
+    assert "Beat entries: 5 created, 0 kept as they were." in stack.output[:banner_at]
     stack.wait_for(
         r"beat \| .*Sending due task djangofeeds: import due feeds "
         r"\(djangofeeds\.tasks\.refresh_feeds\)",
