@@ -1,5 +1,6 @@
 """Fixtures shared by the whole suite: real servers and real Celery workers."""
 
+import contextlib
 import shutil
 import tempfile
 from pathlib import Path
@@ -57,6 +58,23 @@ def forget_process_local_cache():
     for alias in settings.CACHES:
         if settings.CACHES[alias]["BACKEND"].endswith("LocMemCache"):
             caches[alias].clear()
+
+
+@pytest.fixture(autouse=True)
+def forget_loopback_retry_after():
+    """A test's 429/503 with Retry-After defers every feed of its host (127.0.0.1, localhost:
+    every test server) until then; on a shared cache (memcached) that would reach the tests
+    after it. The deferral ends with the test, as a rolled-back database cache row does."""
+    yield
+    from django.core.cache import caches
+
+    from djangofeeds import conf
+    from djangofeeds.politeness import host_key
+
+    with contextlib.suppress(Exception):  # a test may leave the cache stopped
+        caches[conf.DJANGOFEEDS_LOCK_CACHE].delete_many(
+            [host_key(host, "not-before") for host in ("127.0.0.1", "localhost")]
+        )
 
 
 def pytest_sessionfinish(session, exitstatus):
