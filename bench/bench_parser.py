@@ -29,7 +29,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "djangofeeds" / "f
 
 def alternative(body):
     """fastfeedparser, then feedparser's sanitizer on each HTML body and the dates read."""
-    from djangofeeds.parse import HTML_TYPES
+    from djangofeeds.feedparser_reader import HTML_TYPES
 
     document = fastfeedparser.parse(body)
     for entry in document.entries:
@@ -64,7 +64,7 @@ def main():
     body = feed_document(ITEMS)
     try:
         with bench_environment():
-            from djangofeeds import parse, parsed
+            from djangofeeds import feedparser_reader, parse, parsed
             from djangofeeds.models import Feed
             from tests.support.fidelity import corpus_files, fast_reader_takes
             from tests.support.importing import import_url
@@ -87,7 +87,7 @@ def main():
             kind = "application/rss+xml"
             readers = {
                 "chosen": lambda: parse.parse(body, url=url, content_type=kind),
-                "feedparser path": lambda: parse.parse_with_feedparser(
+                "feedparser path": lambda: feedparser_reader.parse(
                     body, url=url, content_type=kind
                 ),
                 "fastfeedparser + sanitizer": lambda: alternative(body),

@@ -181,7 +181,7 @@ def read_item(item, base):
 
 
 def enclosure(element):
-    """An ``<enclosure>`` as the dict ``parse.enclosures_of`` makes of feedparser's link."""
+    """An ``<enclosure>`` as the dict ``feedparser_reader.enclosures_of`` makes of a link."""
     check_media_element(element)
     # feedparser keeps a url only when it is not empty, and lower-cases the type.
     kind = element.get("type")
@@ -190,7 +190,7 @@ def enclosure(element):
 
 
 def category(element):
-    """A ``<category>`` as the dict ``parse.tags_of`` makes of feedparser's tag."""
+    """A ``<category>`` as the dict ``feedparser_reader.tags_of`` makes of feedparser's tag."""
     check_media_element(element)
     name = text_of(element)
     if not name:
@@ -207,7 +207,7 @@ def check_media_element(element):
 
 
 def media(enclosures, tags, base):
-    """``(enclosures, categories, dropped)`` as ``parse.media_of`` gives them."""
+    """``(enclosures, categories, dropped)`` as ``feedparser_reader.media_of`` gives them."""
     dropped = Counter()
     return enclosures_from(enclosures, base, dropped), categories_from(tags, dropped), dropped
 
