@@ -19,7 +19,7 @@ from bench.harness import (
     task_times,
 )
 from bench.report import Report
-from tests.support.feed_server import FeedServer
+from localservers.feed_server import FeedServer
 
 TASKS = 50
 WORKERS = 2

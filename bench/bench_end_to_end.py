@@ -18,8 +18,8 @@ from bench.harness import (
     task_times,
 )
 from bench.report import Report
-from tests.support.feed_server import FeedServer
-from tests.support.waiting import wait_until
+from localservers.feed_server import FeedServer
+from localservers.waiting import wait_until
 
 FEEDS = 500
 ITEMS = 50

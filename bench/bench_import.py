@@ -15,7 +15,7 @@ item ("media", issue 16), the naive importer storing them the naive way too
 
 from bench.harness import QueryCounter, Stopwatch, bench_environment, feed_document, median
 from bench.report import Report
-from tests.support.feed_server import FeedServer, numbered_items, rss, with_media
+from localservers.feed_server import FeedServer, numbered_items, rss, with_media
 
 ITEMS = 2_000
 ROUNDS = 3
@@ -25,8 +25,8 @@ IMPORTERS = ("ours", "naive", "media", "naive_media")
 def import_once(name, url):
     """One first import by importer ``name``: its phases, queries and posts stored."""
     from bench.baselines import naive_importer
+    from bench.harness import import_url
     from djangofeeds.models import Category, Enclosure, Feed, Post
-    from tests.support.importing import import_url
 
     Feed.objects.all().delete()
     Category.objects.all().delete()  # a first import creates its categories too

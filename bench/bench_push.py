@@ -15,10 +15,10 @@ import httpx
 from bench.bench_comments import start_gunicorn
 from bench.harness import bench_environment, median, percentile, start_workers, stop_workers
 from bench.report import Report
-from tests.support.feed_server import FeedServer, numbered_items, rss
-from tests.support.services import free_port
-from tests.support.waiting import wait_until
-from tests.support.websub_hub import WebSubHub
+from localservers.feed_server import FeedServer, numbered_items, rss
+from localservers.services import free_port
+from localservers.waiting import wait_until
+from localservers.websub_hub import WebSubHub
 
 PUSHES = 50
 GOAL_S = 1.0

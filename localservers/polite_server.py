@@ -11,7 +11,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from tests.support.feed_server import numbered_items, rss
+from localservers.feed_server import numbered_items, rss
 
 
 class CountingServer:

@@ -1,4 +1,4 @@
-"""Real ``celery -A project worker`` processes bound to the test database and broker."""
+"""Real ``celery -A project worker`` processes on the caller's settings, database and broker."""
 
 import os
 import signal
@@ -10,12 +10,17 @@ from urllib.parse import quote
 from django.conf import settings
 from django.db import connection
 
-from tests.support.processes import WatchedProcess
-from tests.support.queues import queue_name
+from localservers.processes import WatchedProcess
+
+
+def queue_name(name):
+    """The real name of the queue the settings call ``name`` ("feeds", "spam", ...): with the
+    test suite's per-run suffix (``TEST_QUEUE_SUFFIX``, tests/settings.py), if it has one."""
+    return name + getattr(settings, "TEST_QUEUE_SUFFIX", "")
 
 
 def database_url(settings_dict):
-    """A DATABASE_URL for the database a connection's settings point at (the test one)."""
+    """A DATABASE_URL for the database a connection's settings point at (the test or bench one)."""
     engine, name = settings_dict["ENGINE"], settings_dict["NAME"]
     if engine.endswith("sqlite3"):
         return f"sqlite:///{name}"
@@ -50,8 +55,8 @@ class WorkerProcess:
         self.killed = False
 
     def env(self):
+        # DJANGO_SETTINGS_MODULE comes with the environment: the caller's own settings.
         env = dict(os.environ)
-        env["DJANGO_SETTINGS_MODULE"] = "tests.settings"
         env["DATABASE_URL"] = database_url(connection.settings_dict)
         env.update(self.extra_env)
         return env
@@ -98,10 +103,3 @@ class WorkerProcess:
         """SIGKILL the worker and its pool processes, as a crash would."""
         self.killed = True
         self.watched.kill()
-
-
-def feeds_worker(worker_factory, memcached, *, queues=("feeds",), **env):
-    """A worker (2 processes) on the feeds queue, its locks on the given real memcached."""
-    return worker_factory(
-        queues=list(queues), concurrency=2, env={"MEMCACHED_LOCATION": memcached.location, **env}
-    )

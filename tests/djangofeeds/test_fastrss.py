@@ -13,7 +13,7 @@ import pytest
 from djangofeeds import fastrss, feedparser_reader
 from djangofeeds.media import MAX_CATEGORIES, ParsedEnclosure
 from djangofeeds.parse import parse
-from tests.support.feed_server import numbered_items, rss, with_media
+from localservers.feed_server import numbered_items, rss, with_media
 
 FIXTURES = Path(__file__).parent / "fixtures"
 URL = "https://radio.example.com/podcast/feed.xml"

@@ -13,7 +13,7 @@ from djangofeeds.fetch import (
     TransientFetchError,
     fetch,
 )
-from tests.support.feed_server import http_date, numbered_items, rss
+from localservers.feed_server import http_date, numbered_items, rss
 
 
 def test_fetch_returns_the_body_of_a_200(feed_server):

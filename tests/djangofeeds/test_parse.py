@@ -5,7 +5,7 @@ import pytest
 from djangofeeds import feedparser_reader, sanitize
 from djangofeeds.parse import body_hash, parse
 from djangofeeds.parsed import NotAFeed
-from tests.support.feed_server import numbered_items, rss
+from localservers.feed_server import numbered_items, rss
 from tests.support.fixtures import fixture
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from djangofeeds.server_waits import MAX_WAIT_SECONDS, retry_after
-from tests.support.feed_server import http_date
+from localservers.feed_server import http_date
 
 
 @pytest.mark.parametrize(
