@@ -1,7 +1,7 @@
 """Comment latency: 500 comment POSTs to gunicorn while Akismet answers after 2 seconds.
 
 gunicorn (2 sync workers) on the bench settings, a Celery worker on the spam
-queue (threads pool, so that 2-second checks overlap), the tests' Akismet
+queue (threads pool, so that 2-second checks overlap), localservers' Akismet
 stand-in with a 2 s delay, Redis broker, PostgreSQL. Two clients POST the form
 (CSRF token from the entry page, as a browser does) and time each POST; then
 the bench waits until every comment has been checked.

@@ -1,6 +1,6 @@
 """Import speed: first import of a 2,000-item RSS feed, ours vs a naive per-item importer.
 
-The feed comes from the tests' local feed server; both importers write to the
+The feed comes from the local feed server (localservers); both importers write to the
 same PostgreSQL database, emptied before each import. Rounds alternate between
 the two; figures are medians. The importer keeps the newest 500 entries of a
 feed (``djangofeeds.parsed.MAX_ENTRIES``) and 1,000 posts per feed

@@ -1,6 +1,6 @@
 """Politeness: 200 feeds on one host through 16 worker processes, at most 2 fetches there at once.
 
-Real workers (the tests' ``WorkerProcess``: 4 workers x 4 prefork processes)
+Real workers (localservers' ``WorkerProcess``: 4 workers x 4 prefork processes)
 on a private Redis broker and memcached, PostgreSQL. Every feed lives on one
 host, a local server that answers each request after 200 ms and counts the
 requests it is answering at once (``localservers.polite_server``). The feeds

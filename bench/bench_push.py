@@ -1,7 +1,7 @@
 """Push latency: a WebSub hub's content POST until the post is visible on ``/feeds/``.
 
 gunicorn (2 sync workers) on the bench settings with ``DJANGOFEEDS_PUBLIC_URL``
-pointing at it, one Celery worker on the feeds queue, the tests' hub stand-in,
+pointing at it, one Celery worker on the feeds queue, localservers' hub stand-in,
 Redis broker, memcached locks, PostgreSQL. The feed is imported once (the
 worker finds the hub and subscribes; the hub verifies on gunicorn), then the
 hub pushes one new post at a time and the clock runs until ``/feeds/`` shows it.
