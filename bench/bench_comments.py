@@ -1,7 +1,7 @@
 """Comment latency: 500 comment POSTs to gunicorn while Akismet answers after 2 seconds.
 
 gunicorn (2 sync workers) on the bench settings, a Celery worker on the spam
-queue (threads pool, so that 2-second checks overlap), the tests' Akismet
+queue (threads pool, so that 2-second checks overlap), localservers' Akismet
 stand-in with a 2 s delay, Redis broker, PostgreSQL. Two clients POST the form
 (CSRF token from the entry page, as a browser does) and time each POST; then
 the bench waits until every comment has been checked.
@@ -25,10 +25,10 @@ from bench.harness import (
     task_times,
 )
 from bench.report import Report
-from tests.support.akismet_server import AkismetStandIn
-from tests.support.processes import WatchedProcess
-from tests.support.services import free_port
-from tests.support.waiting import wait_until
+from localservers.akismet_server import AkismetStandIn
+from localservers.processes import WatchedProcess
+from localservers.services import free_port
+from localservers.waiting import wait_until
 
 POSTS = 500
 CLIENTS = 2
@@ -86,10 +86,12 @@ def main():
     os.environ.update(AKISMET_API_KEY=KEY, AKISMET_API_URL=akismet.url)
     try:
         with bench_environment(memcached=True, redis=True):
-            from blog.models import Comment
-            from tests.factories import EntryFactory
+            from blog.models import Comment, Entry
 
-            entry_url = EntryFactory().get_absolute_url()
+            entry = Entry.objects.create(
+                title="Entry 0", slug="entry-0", body="Some text.", is_published=True
+            )
+            entry_url = entry.get_absolute_url()
             port = free_port()
             web = start_gunicorn(port)
             workers = []

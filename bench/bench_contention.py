@@ -1,6 +1,6 @@
 """Contention: 50 concurrent import_feed tasks for one URL on 2 worker processes x 4.
 
-Real workers (the tests' ``WorkerProcess``) on a private Redis broker and
+Real workers (localservers' ``WorkerProcess``) on a private Redis broker and
 memcached, PostgreSQL. The feed answers after a delay, so every task arrives
 while the first one holds the lock. The feed server counts the fetches; each
 task's run time is the worker's own ("Task ... succeeded in Ns"), from its log.
@@ -19,7 +19,7 @@ from bench.harness import (
     task_times,
 )
 from bench.report import Report
-from tests.support.feed_server import FeedServer
+from localservers.feed_server import FeedServer
 
 TASKS = 50
 WORKERS = 2

@@ -1,6 +1,6 @@
 """End to end: 500 feeds of 50 items refreshed by refresh_feeds through real workers.
 
-The tests' feed server serves 500 distinct feeds; ``refresh_feeds`` (sent to a
+localservers' feed server serves 500 distinct feeds; ``refresh_feeds`` (sent to a
 worker, as beat sends it) claims them and queues one import each, and the bench
 waits until the round's import runs count all of them (``RefreshRun.progress``).
 Redis broker, PostgreSQL, memcached locks, results in the database. The baseline is the same workers
@@ -18,8 +18,8 @@ from bench.harness import (
     task_times,
 )
 from bench.report import Report
-from tests.support.feed_server import FeedServer
-from tests.support.waiting import wait_until
+from localservers.feed_server import FeedServer
+from localservers.waiting import wait_until
 
 FEEDS = 500
 ITEMS = 50

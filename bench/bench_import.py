@@ -1,6 +1,6 @@
 """Import speed: first import of a 2,000-item RSS feed, ours vs a naive per-item importer.
 
-The feed comes from the tests' local feed server; both importers write to the
+The feed comes from the local feed server (localservers); both importers write to the
 same PostgreSQL database, emptied before each import. Rounds alternate between
 the two; figures are medians. The importer keeps the newest 500 entries of a
 feed (``djangofeeds.parsed.MAX_ENTRIES``) and 1,000 posts per feed
@@ -15,7 +15,7 @@ item ("media", issue 16), the naive importer storing them the naive way too
 
 from bench.harness import QueryCounter, Stopwatch, bench_environment, feed_document, median
 from bench.report import Report
-from tests.support.feed_server import FeedServer, numbered_items, rss, with_media
+from localservers.feed_server import FeedServer, numbered_items, rss, with_media
 
 ITEMS = 2_000
 ROUNDS = 3
@@ -25,8 +25,8 @@ IMPORTERS = ("ours", "naive", "media", "naive_media")
 def import_once(name, url):
     """One first import by importer ``name``: its phases, queries and posts stored."""
     from bench.baselines import naive_importer
+    from bench.harness import import_url
     from djangofeeds.models import Category, Enclosure, Feed, Post
-    from tests.support.importing import import_url
 
     Feed.objects.all().delete()
     Category.objects.all().delete()  # a first import creates its categories too
@@ -47,7 +47,7 @@ def import_once(name, url):
     return {"total_ms": watch.ms, "queries": counter.queries, "posts": posts, **phases}
 
 
-def parse_steps(parse, body, url):
+def parse_steps(parse, feedparser_reader, body, url):
     """The parse step alone, ms per round: as the importer runs it, and feedparser's path
     (what every document went through before the fast reader)."""
     steps = {"chosen": [], "feedparser path": []}
@@ -57,7 +57,7 @@ def parse_steps(parse, body, url):
             chosen = parse.parse(body, url=url, content_type=kind)
         steps["chosen"].append(watch.ms)
         with Stopwatch() as watch:
-            parse.parse_with_feedparser(body, url=url, content_type=kind)
+            feedparser_reader.parse(body, url=url, content_type=kind)
         steps["feedparser path"].append(watch.ms)
     steps["reader"] = chosen.parser
     return steps
@@ -75,7 +75,7 @@ def main():
         with bench_environment():
             from django.conf import settings
 
-            from djangofeeds import parse, parsed
+            from djangofeeds import feedparser_reader, parse, parsed
 
             product_cut, parsed.MAX_ENTRIES = parsed.MAX_ENTRIES, ITEMS
             settings.DJANGOFEEDS_KEEP_POSTS = ITEMS
@@ -91,8 +91,8 @@ def main():
                 order = IMPORTERS[number % len(IMPORTERS) :] + IMPORTERS[: number % len(IMPORTERS)]
                 for name in order:
                     runs[name].append(import_once(name, urls[name]))
-            readers = parse_steps(parse, body, urls["ours"])
-            media_readers = parse_steps(parse, media_body, urls["media"])
+            readers = parse_steps(parse, feedparser_reader, body, urls["ours"])
+            media_readers = parse_steps(parse, feedparser_reader, media_body, urls["media"])
     finally:
         server.stop()
 

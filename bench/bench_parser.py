@@ -7,7 +7,7 @@ document, three readers are timed: the one ``parse()`` chooses (fastrss, for
 plain RSS 2.0 inside its gate), feedparser's path (what every document went
 through before), and fastfeedparser (lxml) followed by feedparser's HTML
 sanitizer on every entry, the alternative measured before. The gate's reach is
-counted on feedparser's own test corpus, with the fidelity suite's check.
+counted on feedparser's own test corpus, served as the fidelity suite serves it.
 """
 
 from datetime import datetime
@@ -20,16 +20,19 @@ from pyinstrument import Profiler
 
 from bench.harness import Stopwatch, bench_environment, feed_document, median
 from bench.report import RESULTS, Report
-from tests.support.feed_server import FeedServer
+from localservers.feed_server import FeedServer
 
 ITEMS = 2_000
 ROUNDS = 3
-FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "djangofeeds" / "fixtures"
+ROOT = Path(__file__).resolve().parent.parent
+# The test suite's documents, read as data: its fixtures, and feedparser's own test corpus.
+FIXTURES = ROOT / "tests" / "djangofeeds" / "fixtures"
+CORPUS = ROOT / "tests" / "corpus" / "feedparser"
 
 
 def alternative(body):
     """fastfeedparser, then feedparser's sanitizer on each HTML body and the dates read."""
-    from djangofeeds.parse import HTML_TYPES
+    from djangofeeds.feedparser_reader import HTML_TYPES
 
     document = fastfeedparser.parse(body)
     for entry in document.entries:
@@ -58,16 +61,33 @@ def fixture_differences():
     return found
 
 
+def fast_reader_share():
+    """``(documents, taken)``: the corpus documents the fast reader reads instead of feedparser,
+    each served as the fidelity suite serves it (generic XML, at its path on example.org)."""
+    from djangofeeds import fastrss
+
+    files = sorted(CORPUS.rglob("*.xml"))
+    taken = sum(
+        fastrss.parse(
+            path.read_bytes(),
+            url="http://example.org/corpus/" + path.relative_to(CORPUS).as_posix(),
+            content_type="application/xml",
+        )
+        is not None
+        for path in files
+    )
+    return len(files), taken
+
+
 def main():
     report = Report("parser", "Parser share")
     server = FeedServer().start()
     body = feed_document(ITEMS)
     try:
         with bench_environment():
-            from djangofeeds import parse, parsed
+            from bench.harness import import_url
+            from djangofeeds import feedparser_reader, parse, parsed
             from djangofeeds.models import Feed
-            from tests.support.fidelity import corpus_files, fast_reader_takes
-            from tests.support.importing import import_url
 
             parsed.MAX_ENTRIES = ITEMS  # as in import speed
             url = server.serve("/2000.xml", body)
@@ -87,7 +107,7 @@ def main():
             kind = "application/rss+xml"
             readers = {
                 "chosen": lambda: parse.parse(body, url=url, content_type=kind),
-                "feedparser path": lambda: parse.parse_with_feedparser(
+                "feedparser path": lambda: feedparser_reader.parse(
                     body, url=url, content_type=kind
                 ),
                 "fastfeedparser + sanitizer": lambda: alternative(body),
@@ -99,8 +119,7 @@ def main():
                         read()
                     timings[name].append(watch.ms)
             chosen = readers["chosen"]().parser
-            files = corpus_files()
-            taken = sum(fast_reader_takes(path) for path in files)
+            files, taken = fast_reader_share()
     finally:
         server.stop()
     fixtures = fixture_differences()
@@ -113,7 +132,7 @@ def main():
         "imports": imports,
         "readers_ms": timings,
         "reader_chosen": chosen,
-        "corpus": {"files": len(files), "fast_reader": taken},
+        "corpus": {"files": files, "fast_reader": taken},
         "fixtures": fixtures,
         "versions": {"feedparser": feedparser.__version__, "fastfeedparser": version()},
     }

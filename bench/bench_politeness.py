@@ -1,9 +1,9 @@
 """Politeness: 200 feeds on one host through 16 worker processes, at most 2 fetches there at once.
 
-Real workers (the tests' ``WorkerProcess``: 4 workers x 4 prefork processes)
+Real workers (localservers' ``WorkerProcess``: 4 workers x 4 prefork processes)
 on a private Redis broker and memcached, PostgreSQL. Every feed lives on one
 host, a local server that answers each request after 200 ms and counts the
-requests it is answering at once (``tests.support.polite_server``). The feeds
+requests it is answering at once (``localservers.polite_server``). The feeds
 are queued the way "Import now" does (claims, one ``import_feed`` each); a feed
 whose host is busy is requeued with a countdown. Measured at the server: the
 peak of concurrent requests, and each feed's fetches; in this process: the
@@ -19,7 +19,7 @@ import time
 
 from bench.harness import bench_environment, start_workers, stop_workers
 from bench.report import Report, ratio
-from tests.support.polite_server import CountingServer
+from localservers.polite_server import CountingServer
 
 FEEDS = int(os.environ.get("BENCH_POLITENESS_FEEDS", 200))
 WORKERS = int(os.environ.get("BENCH_POLITENESS_WORKERS", 4))

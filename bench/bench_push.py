@@ -1,7 +1,7 @@
 """Push latency: a WebSub hub's content POST until the post is visible on ``/feeds/``.
 
 gunicorn (2 sync workers) on the bench settings with ``DJANGOFEEDS_PUBLIC_URL``
-pointing at it, one Celery worker on the feeds queue, the tests' hub stand-in,
+pointing at it, one Celery worker on the feeds queue, localservers' hub stand-in,
 Redis broker, memcached locks, PostgreSQL. The feed is imported once (the
 worker finds the hub and subscribes; the hub verifies on gunicorn), then the
 hub pushes one new post at a time and the clock runs until ``/feeds/`` shows it.
@@ -15,10 +15,10 @@ import httpx
 from bench.bench_comments import start_gunicorn
 from bench.harness import bench_environment, median, percentile, start_workers, stop_workers
 from bench.report import Report
-from tests.support.feed_server import FeedServer, numbered_items, rss
-from tests.support.services import free_port
-from tests.support.waiting import wait_until
-from tests.support.websub_hub import WebSubHub
+from localservers.feed_server import FeedServer, numbered_items, rss
+from localservers.services import free_port
+from localservers.waiting import wait_until
+from localservers.websub_hub import WebSubHub
 
 PUSHES = 50
 GOAL_S = 1.0

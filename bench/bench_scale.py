@@ -34,7 +34,7 @@ from bench.harness import (
 )
 from bench.report import Report
 from djangofeeds.schedules import TICK_SECONDS
-from tests.support.services import free_port, wait_for_port
+from localservers.services import free_port, wait_for_port
 
 FEEDS = int(os.environ.get("BENCH_SCALE_FEEDS", 100_000))
 MIX_FEEDS = int(os.environ.get("BENCH_SCALE_MIX_FEEDS", max(FEEDS // 5, 100)))

@@ -9,7 +9,7 @@ The importer runs as the task runs it: under the feed's lock, with a fence.
 
 from bench.harness import QueryCounter, Stopwatch, bench_environment, feed_document, median
 from bench.report import Report
-from tests.support.feed_server import FeedServer, http_date
+from localservers.feed_server import FeedServer, http_date
 
 ITEMS = 2_000
 ROUNDS = {"first": 3, "304": 20, "200": 10}

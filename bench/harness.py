@@ -1,7 +1,8 @@
 """What the benchmarks share: private services, Django on the bench database, workers, counters.
 
-The servers and worker processes are the test suite's own (``tests/support``):
-a benchmark runs the product the way its tests do, only with more load.
+The servers and worker processes are the ones the test suite starts too
+(``localservers``): a benchmark runs the product the way its tests do, only
+with more load.
 """
 
 import collections
@@ -22,9 +23,9 @@ from django.core.management import call_command
 from django.db import connection, connections
 from psycopg import sql as pg_sql
 
-from tests.support.feed_server import numbered_items, rss
-from tests.support.services import Memcached, Redis
-from tests.support.workers import WorkerProcess
+from localservers.feed_server import numbered_items, rss
+from localservers.services import Memcached, Redis
+from localservers.workers import WorkerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = "bench.settings"
@@ -106,7 +107,7 @@ def stop_workers(workers):
 
 
 class BenchWorker(WorkerProcess):
-    """The tests' worker process, on the bench settings, with a choice of pool."""
+    """A worker process, on the bench settings, with a choice of pool."""
 
     def __init__(self, *, pool=None, **kwargs):
         super().__init__(**kwargs)
@@ -210,6 +211,15 @@ def percentile(values, pct):
     if len(values) == 1:
         return values[0]
     return statistics.quantiles(values, n=100, method="inclusive")[pct - 1]
+
+
+def import_url(url):
+    """The importer alone on the feed at ``url`` (no task, lock or fence); its ``ImportResult``."""
+    from djangofeeds.importer import fetch_and_store
+    from djangofeeds.models import Feed
+
+    feed, _ = Feed.objects.get_or_create(url=url)
+    return fetch_and_store(feed)
 
 
 def feed_document(count, prefix="item"):

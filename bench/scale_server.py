@@ -9,7 +9,7 @@
 - ``/slow/<n>.xml``: an answer after ``SLOW_SECONDS`` (longer than the bench's fetch timeout).
 
 ``/__stats`` answers JSON: fetches in all, distinct paths, paths fetched more than once.
-The tests' ``FeedServer`` starts a thread per connection in the bench's own process;
+localservers' ``FeedServer`` starts a thread per connection in the bench's own process;
 this one parses just enough HTTP, so that the server is never the bottleneck.
 """
 

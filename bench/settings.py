@@ -30,6 +30,3 @@ from project.settings import *  # noqa: E402, F403
 # The bench's HTTP client talks plain HTTP to gunicorn: cookies must not be Secure.
 SESSION_COOKIE_SECURE = False
 CSRF_COOKIE_SECURE = False
-# The test workers the benchmarks reuse name their queues with the suite's
-# suffix (tests/settings.py); a benchmark has a broker of its own: no suffix.
-TEST_QUEUE_SUFFIX = ""

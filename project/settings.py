@@ -5,6 +5,9 @@ filesystem Celery broker under ``var/``, Django's DatabaseCache for locks and th
 local spam rules. What holds logic lives beside it: env.py (reading and checking
 variables), backends.py (database and cache), broker.py (broker options).
 Every variable below is listed in docs/configuration.md's table; a test keeps the two in step.
+
+One module, longer than the others on purpose: the site has one env-driven
+settings file, and what makes it long is each setting's reason, not code.
 """
 
 from datetime import timedelta

@@ -10,13 +10,13 @@ import redis
 from django.conf import settings
 
 from blog import akismet_client
+from localservers.akismet_server import AkismetStandIn
+from localservers.feed_server import FeedServer
+from localservers.services import Memcached, Redis
+from localservers.workers import WorkerProcess
 from project import broker
 from project.celery import app as celery_app
 from tests.blog.helpers import FAST_RETRIES, KEY
-from tests.support.akismet_server import AkismetStandIn
-from tests.support.feed_server import FeedServer
-from tests.support.services import Memcached, Redis
-from tests.support.workers import WorkerProcess
 
 # What only this repository's own site wires: worker processes on its queues,
 # its broker settings. Under settings without them (tests/settings_apps.py: the

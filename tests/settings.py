@@ -57,7 +57,7 @@ if MEMCACHED_LOCATION and os.environ["TESTS_SHARED_MEMCACHED"] == MEMCACHED_LOCA
 # otherwise take, or purge, each other's messages; broadcasts (ping, shutdown)
 # and events stay in the run too. On every broker, so that a test that switches
 # to another one (a private Redis) and its workers still agree on the names.
-# Tests name queues by their plain names: tests.support.queues.queue_name.
+# Tests name queues by their plain names: localservers.workers.queue_name.
 TEST_QUEUE_SUFFIX = f".{VAR_DIR.name}"
 CELERY_TASK_QUEUES = [
     Queue(

@@ -3,8 +3,8 @@
 import pytest
 
 from blog import akismet_client
+from localservers.workers import WorkerProcess
 from tests.blog.helpers import worker_env
-from tests.support.workers import WorkerProcess
 
 
 @pytest.fixture(autouse=True)

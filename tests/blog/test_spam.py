@@ -4,9 +4,9 @@ import pytest
 
 from blog import spam
 from blog.spam_backends import Verdict
+from localservers.akismet_server import DISCARD_AUTHOR, SPAM_AUTHOR
 from tests.blog.helpers import PAYLOAD_FIELDS
 from tests.factories import CommentFactory, EntryFactory
-from tests.support.akismet_server import DISCARD_AUTHOR, SPAM_AUTHOR
 
 pytestmark = pytest.mark.django_db
 

@@ -8,11 +8,11 @@ from django.utils import timezone
 
 from blog.models import Comment
 from blog.tasks import recheck_pending_comments
+from localservers.akismet_server import DISCARD_AUTHOR, SPAM_AUTHOR
+from localservers.waiting import wait_until
 from tests.blog.helpers import PAYLOAD_FIELDS, worker_env
 from tests.factories import EntryFactory
-from tests.support.akismet_server import DISCARD_AUTHOR, SPAM_AUTHOR
 from tests.support.comments import kinds, post, settled
-from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

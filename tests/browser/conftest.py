@@ -18,9 +18,9 @@ os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
+from localservers.workers import WorkerProcess
 from tests.blog.helpers import worker_env
 from tests.browser.helpers import PASSWORD
-from tests.support.workers import WorkerProcess
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

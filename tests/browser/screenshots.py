@@ -17,9 +17,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from blog.models import CommentEvent
+from localservers.feed_server import rss
 from tests.browser.helpers import log_in
 from tests.factories import CommentFactory, EntryFactory
-from tests.support.feed_server import rss
 from tests.support.importing import import_url
 
 pytestmark = pytest.mark.django_db(transaction=True)

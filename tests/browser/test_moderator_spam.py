@@ -3,9 +3,9 @@
 import pytest
 from playwright.sync_api import expect
 
+from localservers.waiting import wait_until
 from tests.browser.helpers import log_in, reload_until
 from tests.factories import CommentFactory, EntryFactory
-from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("worker")]
 

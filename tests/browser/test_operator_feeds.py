@@ -4,8 +4,8 @@ import pytest
 from playwright.sync_api import expect
 
 from djangofeeds.models import Feed
+from localservers.feed_server import numbered_items, rss
 from tests.browser.helpers import log_in, reload_until
-from tests.support.feed_server import numbered_items, rss
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("worker")]
 

@@ -4,10 +4,10 @@ import pytest
 from playwright.sync_api import expect
 
 from blog.models import Comment
+from localservers.akismet_server import SPAM_AUTHOR
+from localservers.waiting import wait_until
 from tests.browser.helpers import reload_until
 from tests.factories import EntryFactory
-from tests.support.akismet_server import SPAM_AUTHOR
-from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("worker")]
 

@@ -26,8 +26,8 @@ def lock_cache(request):
 
 @pytest.fixture
 def hub():
-    """A WebSub hub stand-in on loopback (tests.support.websub_hub)."""
-    from tests.support.websub_hub import WebSubHub
+    """A WebSub hub stand-in on loopback (localservers.websub_hub)."""
+    from localservers.websub_hub import WebSubHub
 
     server = WebSubHub().start()
     yield server

@@ -10,9 +10,9 @@ from django.utils import timezone
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
 from djangofeeds.tasks import import_feed, lock_key
+from localservers.feed_server import numbered_items, rss
 from project.celery import app as celery_app
 from tests.factories import FeedFactory
-from tests.support.feed_server import numbered_items, rss
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@
 import pytest
 
 from djangofeeds.discovery import FeedLink, decode, feed_links, is_html_page
-from tests.support.feed_server import json_feed, numbered_items, rss
+from localservers.feed_server import json_feed, numbered_items, rss
 
 PAGE = "https://example.com/blog/post.html"
 

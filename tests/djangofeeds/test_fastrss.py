@@ -1,6 +1,6 @@
 """The fast RSS reader's enclosures and categories: exactly the feedparser path's, or refused.
 
-Each document goes through ``fastrss.parse`` and ``parse_with_feedparser``;
+Each document goes through ``fastrss.parse`` and ``feedparser_reader.parse``;
 where the fast reader takes it, both give equal feeds (entries with their
 enclosures and categories, in order) and equal dropped-records counts.
 """
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from djangofeeds import fastrss
+from djangofeeds import fastrss, feedparser_reader
 from djangofeeds.media import MAX_CATEGORIES, ParsedEnclosure
-from djangofeeds.parse import parse, parse_with_feedparser
-from tests.support.feed_server import numbered_items, rss, with_media
+from djangofeeds.parse import parse
+from localservers.feed_server import numbered_items, rss, with_media
 
 FIXTURES = Path(__file__).parent / "fixtures"
 URL = "https://radio.example.com/podcast/feed.xml"
@@ -36,7 +36,7 @@ def read_by_both(body, url=URL):
     """The fast reader's feed, checked equal to the feedparser path's (dropped counts too)."""
     fast = fastrss.parse(body, url=url, content_type=RSS)
     assert fast is not None, "the fast reader refused the document"
-    slow = parse_with_feedparser(body, url=url, content_type=RSS)
+    slow = feedparser_reader.parse(body, url=url, content_type=RSS)
     slow.parser = "fastrss"
     assert fast == slow
     assert fast.all_dropped() == slow.all_dropped()
@@ -156,7 +156,7 @@ def test_what_the_fast_reader_cannot_reproduce_goes_to_feedparser(item, namespac
     assert fastrss.parse(body, url=URL, content_type=RSS) is None
     feed = parse(body, url=URL, content_type=RSS)
     assert feed.parser == "feedparser"
-    assert feed == parse_with_feedparser(body, url=URL, content_type=RSS)
+    assert feed == feedparser_reader.parse(body, url=URL, content_type=RSS)
 
 
 def test_an_empty_category_with_a_domain_would_lend_it_to_the_next_one():

@@ -6,16 +6,14 @@ import zlib
 import pytest
 
 from djangofeeds.fetch import (
-    MAX_WAIT_SECONDS,
     Decoder,
     FeedGone,
     Fetched,
     FetchError,
     TransientFetchError,
     fetch,
-    retry_after,
 )
-from tests.support.feed_server import http_date, numbered_items, rss
+from localservers.feed_server import http_date, numbered_items, rss
 
 
 def test_fetch_returns_the_body_of_a_200(feed_server):
@@ -97,22 +95,6 @@ def test_a_404_is_a_lasting_error_and_a_503_a_transient_one(feed_server):
 
     assert (lasting.value.status, lasting.value.transient) == (404, False)
     assert (transient.value.status, transient.value.retry_after) == (503, 120)
-
-
-@pytest.mark.parametrize(
-    ("value", "seconds"),
-    [("", None), ("120", 120), (" 7 ", 7), ("soon", None), ("99999999999", None)],
-)
-def test_retry_after_reads_delta_seconds(value, seconds):
-    """Retry-After in plain seconds is read; words and absurd lengths are ignored."""
-    assert retry_after(value) == seconds
-
-
-def test_retry_after_reads_an_http_date_and_caps_the_wait():
-    """A date gives the seconds until it (never below 0), at most a week."""
-    assert 100 <= retry_after(http_date(-120)) <= 120
-    assert retry_after(http_date(3600)) == 0
-    assert retry_after("9999999999") == MAX_WAIT_SECONDS
 
 
 @pytest.mark.parametrize("encoding", ["gzip", "deflate"])

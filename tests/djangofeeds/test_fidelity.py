@@ -12,7 +12,7 @@ of dropped records.
 import pytest
 from feedparser.datetimes import _parse_date
 
-from djangofeeds import fastrss
+from djangofeeds import fastrss_values
 from djangofeeds.parsed import to_datetime
 from tests.support.fidelity import check, corpus_files, fast_reader_takes, name_of
 
@@ -85,8 +85,8 @@ def test_the_fast_reader_reads_dates_as_feedparser_does(value):
     """Its shortcut for the common RFC 822 form gives feedparser's reading, or hands over."""
     expected = to_datetime(_parse_date(value))
     try:
-        found = fastrss.date(value)
-    except fastrss.Refused:
+        found = fastrss_values.date(value)
+    except fastrss_values.Refused:
         assert expected is None
     else:
         assert found == expected

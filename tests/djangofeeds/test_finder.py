@@ -5,7 +5,7 @@ import pytest
 from djangofeeds import addresses
 from djangofeeds.finder import DiscoveryError, discover, find
 from djangofeeds.models import Feed, InvalidFeedURL
-from tests.support.feed_server import json_feed, numbered_items, rss
+from localservers.feed_server import json_feed, numbered_items, rss
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from djangofeeds import addresses
 from djangofeeds.importer import fetch_and_store, new_run
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
 from djangofeeds.parsed import sha256
-from tests.support.feed_server import http_date, numbered_items, rss
+from localservers.feed_server import http_date, numbered_items, rss
 from tests.support.fixtures import fixture
 from tests.support.importing import import_url
 

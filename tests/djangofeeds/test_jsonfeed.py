@@ -11,7 +11,7 @@ from django.core.management import call_command
 from djangofeeds.jsonfeed import MAX_DEPTH
 from djangofeeds.models import Feed, Outcome, Post
 from djangofeeds.tasks import import_feed as import_feed_task
-from tests.support.feed_server import json_feed, numbered_items, rss
+from localservers.feed_server import json_feed, numbered_items, rss
 from tests.support.importing import import_url
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from django.db import connection
 from djangofeeds.importer import fetch_and_store
 from djangofeeds.media import MAX_CATEGORIES
 from djangofeeds.models import Category, Enclosure, Feed, Post
-from tests.support.feed_server import numbered_items, rss, with_media
+from localservers.feed_server import numbered_items, rss, with_media
 from tests.support.fixtures import fixture
 from tests.support.importing import import_url
 

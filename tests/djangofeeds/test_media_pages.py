@@ -4,7 +4,7 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from djangofeeds.admin import TOP_CATEGORIES_KEY
+from djangofeeds.admin.posts import TOP_CATEGORIES_KEY
 from djangofeeds.models import Category, Enclosure
 from tests.factories import FeedFactory, PostFactory
 

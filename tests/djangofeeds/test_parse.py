@@ -2,34 +2,11 @@
 
 import pytest
 
-from djangofeeds import parse as parse_module
-from djangofeeds import sanitize
+from djangofeeds import feedparser_reader, sanitize
 from djangofeeds.parse import body_hash, parse
 from djangofeeds.parsed import NotAFeed
-from tests.support.feed_server import numbered_items, rss
+from localservers.feed_server import numbered_items, rss
 from tests.support.fixtures import fixture
-
-
-def test_parse_turns_only_parser_bugs_into_not_a_feed(monkeypatch):
-    """A parser bug is the document's problem; a Celery soft time limit (an Exception) is not."""
-
-    class Stop(Exception):
-        """Stands in for celery.exceptions.SoftTimeLimitExceeded."""
-
-    def feedparser_raising(error):
-        def feedparser_parse(*args, **kwargs):
-            raise error
-
-        return feedparser_parse
-
-    body = fixture("atom10.xml")  # Atom: feedparser reads it
-    monkeypatch.setattr("djangofeeds.parse.feedparser.parse", feedparser_raising(IndexError()))
-    with pytest.raises(NotAFeed, match="IndexError"):
-        parse(body)
-
-    monkeypatch.setattr("djangofeeds.parse.feedparser.parse", feedparser_raising(Stop()))
-    with pytest.raises(Stop):
-        parse(body)
 
 
 @pytest.mark.parametrize(
@@ -39,13 +16,13 @@ def test_parse_turns_only_parser_bugs_into_not_a_feed(monkeypatch):
 def test_parse_converts_only_the_kept_entries(monkeypatch, content_type, reader):
     """600 entries, 500 kept: the sanitizer runs for the 500 only, whichever reader reads them."""
     sanitized = []
-    original = parse_module.safe_html
+    original = feedparser_reader.safe_html
 
     def counting(*args, **kwargs):
         sanitized.append(args[0])
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(parse_module, "safe_html", counting)  # feedparser's path
+    monkeypatch.setattr(feedparser_reader, "safe_html", counting)  # feedparser's path
     monkeypatch.setattr(sanitize, "safe_html", counting)  # fastrss's
 
     parsed = parse(rss(numbered_items(600)), url="http://example.com/", content_type=content_type)

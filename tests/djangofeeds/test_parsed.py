@@ -2,7 +2,7 @@
 
 import pytest
 
-from djangofeeds.parse import read_entry
+from djangofeeds.feedparser_reader import read_entry
 from djangofeeds.parsed import choose_guids, ttl_minutes
 
 

@@ -15,11 +15,11 @@ from djangofeeds.fetch import fetch
 from djangofeeds.models import Feed, ImportRun, Outcome
 from djangofeeds.politeness import HostBusy, of_host, take_slot, user_agent
 from djangofeeds.tasks import enqueue_imports, import_feed, lock_key, run_import
-from tests.support.feed_server import numbered_items, rss
-from tests.support.polite_server import CountingServer
-from tests.support.processes import WatchedProcess
-from tests.support.waiting import wait_until
-from tests.support.workers import WorkerProcess
+from localservers.feed_server import numbered_items, rss
+from localservers.polite_server import CountingServer
+from localservers.processes import WatchedProcess
+from localservers.waiting import wait_until
+from localservers.workers import WorkerProcess
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

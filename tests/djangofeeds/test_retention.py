@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from djangofeeds import parsed, retention
 from djangofeeds.models import Enclosure, Feed, ImportRun, Outcome, Post, PrunedPost, RefreshRun
+from localservers.feed_server import numbered_items, rss, with_media
 from tests.factories import FeedFactory
-from tests.support.feed_server import numbered_items, rss, with_media
 from tests.support.importing import import_url
 
 pytestmark = pytest.mark.django_db

@@ -14,11 +14,11 @@ from django.utils import timezone
 from djangofeeds import conf, tasks
 from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
 from djangofeeds.tasks import enqueue_imports, import_feed, lock_key, refresh_feeds
+from localservers.feed_server import numbered_items, rss
+from localservers.waiting import wait_until
 from project.celery import app as celery_app
 from tests.factories import make_feeds
-from tests.support.feed_server import numbered_items, rss
 from tests.support.queues import redis_list_key
-from tests.support.waiting import wait_until
 from tests.support.workers import feeds_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from djangofeeds.models import Category, Post
 from djangofeeds.search import MAX_QUERY_CHARS, clean_query, search_posts, substring
 from djangofeeds.search_schema import FTS_TABLE, repair_sqlite, sqlite_fts_ready
+from localservers.feed_server import rss
 from tests.factories import FeedFactory, PostFactory
-from tests.support.feed_server import rss
 from tests.support.importing import import_url
 
 ON_MYSQL = "mysql" in settings.DATABASES["default"]["ENGINE"]

@@ -13,9 +13,9 @@ from djangofeeds.claims import claim_feeds
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
 from djangofeeds.tasks import import_feed, lock_key, refresh_feeds
+from localservers.feed_server import numbered_items, rss
+from localservers.workers import queue_name
 from project.celery import app as celery_app
-from tests.support.feed_server import numbered_items, rss
-from tests.support.queues import queue_name
 
 pytestmark = pytest.mark.django_db
 

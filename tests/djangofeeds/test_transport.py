@@ -17,7 +17,7 @@ from djangofeeds.transport import (
     shared_client,
     time_left,
 )
-from tests.support.feed_server import numbered_items, rss
+from localservers.feed_server import numbered_items, rss
 
 
 def test_shared_client_is_built_once_per_timeout():

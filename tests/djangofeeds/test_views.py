@@ -6,8 +6,8 @@ from html.parser import HTMLParser
 import pytest
 from django.urls import reverse
 
+from localservers.feed_server import rss
 from tests.factories import FeedFactory, PostFactory
-from tests.support.feed_server import rss
 from tests.support.fixtures import fixture
 from tests.support.importing import import_url
 

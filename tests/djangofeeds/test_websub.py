@@ -9,8 +9,8 @@ from django.utils import timezone
 from djangofeeds import websub
 from djangofeeds.models import Feed, Subscription
 from djangofeeds.tasks import import_feed, renew_subscriptions, subscribe_feed
-from tests.support.feed_server import numbered_items, rss
-from tests.support.waiting import wait_until
+from localservers.feed_server import numbered_items, rss
+from localservers.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 State = Subscription.State

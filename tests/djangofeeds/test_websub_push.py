@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from djangofeeds.models import Feed, ImportRun, Post, Subscription
 from djangofeeds.tasks import run_import, store_push
-from tests.support.feed_server import numbered_items, rss
+from localservers.feed_server import numbered_items, rss
 
 pytestmark = pytest.mark.django_db(transaction=True)
 State = Subscription.State

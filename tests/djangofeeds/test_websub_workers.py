@@ -7,8 +7,8 @@ import pytest
 
 from djangofeeds.models import ImportRun, Subscription
 from djangofeeds.tasks import import_feed
-from tests.support.feed_server import numbered_items, rss
-from tests.support.waiting import wait_until
+from localservers.feed_server import numbered_items, rss
+from localservers.waiting import wait_until
 from tests.support.workers import feeds_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -20,9 +20,10 @@ from django.db.models import Sum
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
 from djangofeeds.parsed import sha256
 from djangofeeds.tasks import import_feed, lock_key, run_import
-from tests.support.feed_server import numbered_items, rss
-from tests.support.waiting import wait_until
-from tests.support.workers import WorkerProcess, feeds_worker
+from localservers.feed_server import numbered_items, rss
+from localservers.waiting import wait_until
+from localservers.workers import WorkerProcess
+from tests.support.workers import feeds_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,10 +7,10 @@ from django.core.management import call_command
 from blog import akismet_client
 from blog.models import Comment
 from blog.tasks import spam_filter
+from localservers.waiting import wait_until
 from tests.blog.helpers import FAST_RETRIES, worker_env
 from tests.factories import CommentFactory, EntryFactory
 from tests.support.comments import kinds, post, settled
-from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("no_rate_limit")]
 

@@ -10,8 +10,8 @@ from django.db import connection
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import ImportRun, Outcome, Post
 from djangofeeds.tasks import import_feed, lock_key
-from tests.support.feed_server import numbered_items, rss
-from tests.support.waiting import wait_until
+from localservers.feed_server import numbered_items, rss
+from localservers.waiting import wait_until
 from tests.support.workers import feeds_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from djangofeeds.models import Feed, Outcome
 from djangofeeds.sanitize import CONTENT_TAGS, markup_left
+from localservers.feed_server import json_feed, rss
 from tests.fuzz.strategies import any_url, hostile_text, scaled
 from tests.hostile.helpers import injected, readable
-from tests.support.feed_server import json_feed, rss
 from tests.support.fidelity import TAG_NAME
 from tests.support.importing import import_url
 

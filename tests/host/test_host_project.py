@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.support.feed_server import numbered_items, rss
+from localservers.feed_server import numbered_items, rss
 from tests.support.host_project import HostProject, post_form_action
 
 pytestmark = [pytest.mark.host, pytest.mark.timeout(900)]

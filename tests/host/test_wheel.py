@@ -42,10 +42,12 @@ def app_files():
 
 def test_wheel_holds_the_two_apps_whole_and_nothing_else(wheel):
     """The wheel has every file of djangofeeds/ and blog/ (migrations, templates, static,
-    locale, commands) and, besides its metadata, nothing else: no project/, tests/, bench/."""
+    locale, commands) and, besides its metadata, nothing else: no project/, tests/, bench/,
+    localservers/ (the servers the tests and benchmarks share)."""
     files = wheel_files(wheel)
     top = {name.split("/")[0] for name in files}
     assert {t for t in top if not t.endswith(".dist-info")} == set(APPS)
+    assert not top & {"project", "tests", "bench", "localservers"}
     assert app_files() - files == set(), "files of the apps missing from the wheel"
     assert {f for f in files if f.split("/")[0] in APPS} == app_files()
     assert "djangofeeds/migrations/0001_initial.py" in files

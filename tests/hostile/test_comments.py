@@ -24,11 +24,11 @@ from hypothesis import strategies as st
 from blog import spam
 from blog.models import Comment, CommentEvent
 from djangofeeds.models import ImportRun
+from localservers.feed_server import rss
 from tests.blog.helpers import fresh_ip
 from tests.factories import EntryFactory
 from tests.hostile.helpers import injected
 from tests.support.comments import VALID, post_comment
-from tests.support.feed_server import rss
 from tests.support.importing import import_url
 from tests.support.queues import redis_list_key
 

@@ -13,6 +13,8 @@ import pytest
 from djangofeeds import addresses, fetch
 from djangofeeds.models import Feed, InvalidFeedURL, Outcome, Post
 from djangofeeds.parse import parse
+from localservers.feed_server import http_date, numbered_items, rss
+from localservers.services import free_port
 from tests.hostile.helpers import (
     LAUGHS,
     bomb,
@@ -22,8 +24,6 @@ from tests.hostile.helpers import (
     refused,
     with_doctype,
 )
-from tests.support.feed_server import http_date, numbered_items, rss
-from tests.support.services import free_port
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ import pytest
 
 from djangofeeds.models import ImportRun, Outcome
 from djangofeeds.tasks import import_feed
+from localservers.feed_server import json_feed, numbered_items, rss
 from tests.hostile.helpers import LAUGHS, bomb, readable, with_doctype
-from tests.support.feed_server import json_feed, numbered_items, rss
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

@@ -22,15 +22,15 @@ from django_celery_results.models import TaskResult
 
 from blog.models import Comment, CommentEvent
 from djangofeeds.models import Feed, ImportRun
+from localservers.feed_server import numbered_items, rss
+from localservers.services import free_port
+from localservers.waiting import wait_until
 from project.celery import app as celery_app
 from project.redact import HideSecrets
 from project.tasks import add
 from tests.blog.helpers import fresh_ip, worker_env
 from tests.factories import CommentFactory, EntryFactory, FeedFactory
-from tests.support.feed_server import numbered_items, rss
-from tests.support.services import free_port
 from tests.support.settings_env import production_env, run_python
-from tests.support.waiting import wait_until
 
 BASE = Path(django_settings.BASE_DIR)
 
@@ -283,7 +283,7 @@ def test_the_dev_superuser_never_exists_in_production_settings():
     """``make run``'s superuser is refused with DEBUG off, and no migration creates a user."""
     create = (
         "import django; django.setup()\n"
-        "from project.devstack import ensure_dev_superuser\n"
+        "from project.devstack_setup import ensure_dev_superuser\n"
         "ensure_dev_superuser()"
     )
 

@@ -10,9 +10,9 @@ from django.conf import settings
 from kombu.exceptions import OperationalError
 from kombu.transport.redis import Channel as RedisChannel
 
+from localservers.processes import WatchedProcess
 from project import broker
 from project.celery import app as celery_app
-from tests.support.processes import WatchedProcess
 
 ROLES = [broker.REQUEST, broker.WORKER]
 AMQP_URL, REDIS_URL = "amqp://guest:guest@rabbitmq:5672//", "redis://redis:6379/0"

@@ -7,6 +7,7 @@ import subprocess
 import httpx
 import pytest
 
+from localservers.services import free_port
 from tests.support.devstack import (
     copy_project,
     kill_everything_in,
@@ -14,7 +15,6 @@ from tests.support.devstack import (
     start_stack,
     wait_for_http,
 )
-from tests.support.services import free_port
 
 # The whole stack (web, workers, beat) per test: not beside other tests (xdist).
 pytestmark = pytest.mark.serial

@@ -5,6 +5,9 @@ import signal
 
 import pytest
 
+from localservers.feed_server import numbered_items, rss
+from localservers.services import free_port
+from localservers.waiting import wait_until
 from tests.support.devstack import (
     copy_project,
     kill_everything_in,
@@ -13,9 +16,6 @@ from tests.support.devstack import (
     stop_stack,
     wait_until_up,
 )
-from tests.support.feed_server import numbered_items, rss
-from tests.support.services import free_port
-from tests.support.waiting import wait_until
 
 # The whole stack (web, workers, beat) per test: not beside other tests (xdist).
 pytestmark = pytest.mark.serial

@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from localservers.feed_server import numbered_items, rss
+from localservers.processes import WatchedProcess
+from localservers.services import free_port
 from tests.support.devstack import (
     copy_project,
     kill_everything_in,
@@ -25,9 +28,6 @@ from tests.support.devstack import (
     type_in_shell,
     wait_until_up,
 )
-from tests.support.feed_server import numbered_items, rss
-from tests.support.processes import WatchedProcess
-from tests.support.services import free_port
 
 # A whole stack per test that runs the commands: not beside other tests (xdist).
 pytestmark = pytest.mark.serial
@@ -44,7 +44,7 @@ FENCE = re.compile(
 COMMAND = re.compile(r"^(?:[A-Z_]+=\S+ )*(?:\.venv/bin/\S+|cat var/)")
 # Shown in the docs but not run by this test, and why.
 NOT_RUN_HERE = {
-    "-m tests.support.akismet_server": "a test tool on a fixed port; the tests run it on free ones",
+    "-m localservers.akismet_server": "a test tool on a fixed port; the tests run it on free ones",
     "-m bench.": "benchmarks need PostgreSQL and minutes (make bench)",
 }
 # Long-running programs: the line each prints once up, and the signal that stops

@@ -4,9 +4,9 @@ import pytest
 from django.conf import settings
 from django_celery_results.models import TaskResult
 
+from localservers.workers import queue_name
 from project.celery import app as celery_app
 from project.tasks import add
-from tests.support.queues import queue_name
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

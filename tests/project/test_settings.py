@@ -5,7 +5,7 @@ import secrets
 
 import pytest
 
-from tests.support.services import free_port
+from localservers.services import free_port
 from tests.support.settings_env import production_env, run_python
 
 

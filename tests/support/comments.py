@@ -1,7 +1,7 @@
 """Comments posted as a visitor and followed through the spam check, for tests that use workers."""
 
 from blog.models import Comment
-from tests.support.waiting import wait_until
+from localservers.waiting import wait_until
 
 FORM = {"email_address": "reader@example.com", "comment": "Thanks, this helped me a lot."}
 

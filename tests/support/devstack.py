@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 from django.conf import settings
 
-from tests.support.processes import WatchedProcess
+from localservers.processes import WatchedProcess
 
 
 def copy_project(target):

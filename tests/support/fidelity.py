@@ -13,8 +13,9 @@ from pathlib import Path
 import feedparser
 import nh3
 
-from djangofeeds import fastrss
-from djangofeeds.parse import parse, parse_with_feedparser, stored
+from djangofeeds import fastrss, feedparser_reader
+from djangofeeds.feedparser_reader import stored
+from djangofeeds.parse import parse
 from djangofeeds.parsed import MAX_ENTRIES, NotAFeed, to_datetime
 from djangofeeds.sanitize import CONTENT_TAGS, clean, markup_left, plain_text, web_link
 
@@ -54,7 +55,7 @@ def check(path):
             found.add("rejected, feedparser found a feed")
         return found
     if ours.parser == "fastrss":
-        slow = parse_with_feedparser(body, url=url, content_type=CONTENT_TYPE)
+        slow = feedparser_reader.parse(body, url=url, content_type=CONTENT_TYPE)
         slow.parser = "fastrss"
         # Entries compare with their enclosures and categories; what they dropped is compared here.
         if slow != ours or slow.all_dropped() != ours.all_dropped():

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import httpx
 
+from localservers.processes import WatchedProcess
+from localservers.services import free_port
 from tests.support.host_env import log, run
-from tests.support.processes import WatchedProcess
-from tests.support.services import free_port
 
 # The repository's own configuration, exported by its test settings: not the host's.
 FOREIGN_ENV = ("DJANGO", "CELERY_", "AKISMET_", "BLOG_", "DATABASE_URL", "MEMCACHED_", "PYTHON")

@@ -1,11 +1,8 @@
-"""The suite's queue names: on RabbitMQ each run has its own (tests/settings.py)."""
+"""The suite's Redis queue keys: on RabbitMQ each run has its own queues (tests/settings.py)."""
 
 from django.conf import settings
 
-
-def queue_name(name):
-    """The real name of the queue the settings call ``name`` ("feeds", "spam", ...)."""
-    return name + settings.TEST_QUEUE_SUFFIX
+from localservers.workers import queue_name
 
 
 def redis_list_key(name):

@@ -1,4 +1,4 @@
-"""A subprocess whose output the test reads as it comes, and can wait on."""
+"""A subprocess whose output the caller reads as it comes, and can wait on."""
 
 import contextlib
 import os

@@ -1,4 +1,4 @@
-"""Real memcached and Redis servers, private to the tests, on free loopback ports."""
+"""Private memcached and Redis servers for a test run or a benchmark, on free loopback ports."""
 
 import os
 import shutil

@@ -14,7 +14,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 from email.utils import formatdate
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from localservers.loopback import LoopbackServer
 
 
 @dataclass
@@ -31,25 +33,14 @@ class Route:
     trickle_head: bool = True  # the status line and headers too, or only the body
 
 
-class FeedServer:
+class FeedServer(LoopbackServer):
     """``serve()`` a path, read ``url(path)``, count ``hits(path)``."""
 
     def __init__(self):
         self.routes = {}
         self.requests = []  # (path, headers) in arrival order
         self._lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-
-    def start(self):
-        self.thread.start()
-        return self
-
-    def stop(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(self._handler())
 
     def url(self, path):
         return f"http://127.0.0.1:{self.port}{path}"

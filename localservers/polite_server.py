@@ -9,12 +9,13 @@ test or a benchmark can check the per-host limit where it matters: at the host.
 import collections
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
-from tests.support.feed_server import numbered_items, rss
+from localservers.feed_server import numbered_items, rss
+from localservers.loopback import LoopbackServer
 
 
-class CountingServer:
+class CountingServer(LoopbackServer):
     """``url(path, host=...)``; then ``peak[host]``, ``hits[path]``, ``arrivals[host]``."""
 
     def __init__(self, delay=0.2):
@@ -24,19 +25,8 @@ class CountingServer:
         self.hits = collections.Counter()
         self.arrivals = collections.defaultdict(list)  # host -> monotonic times
         self._lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.httpd.daemon_threads = True
+        super().__init__(self._handler())
         self.httpd.request_queue_size = 128  # a burst of clients must not be refused
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-
-    def start(self):
-        self.thread.start()
-        return self
-
-    def stop(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
     def url(self, path, host="127.0.0.1"):
         return f"http://{host}:{self.port}{path}"

@@ -12,7 +12,7 @@ the client's timeout, or an off-protocol body.
 
 From the command line, for trying the product by hand::
 
-    python -m tests.support.akismet_server --port 8765 [--key test-key] [--delay 2]
+    python -m localservers.akismet_server --port 8765 [--key test-key] [--delay 2]
 """
 
 import argparse

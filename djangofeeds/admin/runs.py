@@ -1,0 +1,61 @@
+"""Admin of import runs and refresh rounds: read-only, counted live while a round runs."""
+
+from django.contrib import admin
+from django.template.defaultfilters import truncatechars
+
+from djangofeeds.admin.common import ReadOnlyAdmin
+from djangofeeds.models import ImportRun, Outcome, RefreshRun
+
+
+@admin.register(ImportRun)
+class ImportRunAdmin(ReadOnlyAdmin):
+    list_display = [
+        "feed",
+        "started_at",
+        "outcome",
+        "http_status",
+        "created",
+        "updated",
+        "fetch_ms",
+        "parse_ms",
+        "store_ms",
+        "worker",
+        "error_summary",
+    ]
+    list_filter = ["outcome", "started_at", "feed"]
+    list_select_related = ["feed"]
+    search_fields = ["feed__url", "feed__title", "task_id", "error"]
+    date_hierarchy = "started_at"
+    # Millions of runs: no COUNT(*) of the whole table on every page.
+    show_full_result_count = False
+
+    @admin.display(description="error")
+    def error_summary(self, run):
+        return truncatechars(run.error, 80)
+
+
+@admin.register(RefreshRun)
+class RefreshRunAdmin(ReadOnlyAdmin):
+    """Refresh rounds: the current ones counted live from their import runs."""
+
+    list_display = ["started_at", "finished_at", "feeds", "progress", "outcomes"]
+    date_hierarchy = "started_at"
+
+    @admin.display(description="done")
+    def progress(self, summary):
+        if summary.finished_at is not None:
+            done = summary.feeds - summary.unfinished
+        else:
+            done, _ = summary.progress()
+        return f"{done}/{summary.feeds}"
+
+    @admin.display(description="outcomes")
+    def outcomes(self, summary):
+        if summary.finished_at is None:
+            _, counts = summary.progress()
+        else:
+            counts = {name: getattr(summary, name) for name in Outcome.values}
+        parts = [f"{count} {Outcome(name).label}" for name, count in counts.items() if count]
+        if summary.unfinished:
+            parts.append(f"{summary.unfinished} never run (claim timed out)")
+        return ", ".join(parts) or "-"

@@ -1,0 +1,38 @@
+"""Feeds, their posts, and a record of every import attempt.
+
+One module per concern; every name is imported from ``djangofeeds.models``, as
+the migrations name them (``djangofeeds.models.validate_fetchable``,
+``new_callback_token``, ``new_secret``).
+"""
+
+from djangofeeds.models.feeds import Feed, FeedManager, FeedQuerySet, Outcome
+from djangofeeds.models.posts import Category, Enclosure, Post, PostQuerySet, PrunedPost
+from djangofeeds.models.runs import ImportRun, RefreshRun
+from djangofeeds.models.subscriptions import Subscription, new_callback_token, new_secret
+from djangofeeds.models.validators import (
+    URL_MAX_LENGTH,
+    InvalidFeedURL,
+    feed_url_problem,
+    validate_fetchable,
+)
+
+__all__ = [
+    "URL_MAX_LENGTH",
+    "Category",
+    "Enclosure",
+    "Feed",
+    "FeedManager",
+    "FeedQuerySet",
+    "ImportRun",
+    "InvalidFeedURL",
+    "Outcome",
+    "Post",
+    "PostQuerySet",
+    "PrunedPost",
+    "RefreshRun",
+    "Subscription",
+    "feed_url_problem",
+    "new_callback_token",
+    "new_secret",
+    "validate_fetchable",
+]

@@ -1,0 +1,178 @@
+"""Feeds: what is known of each one, and the queries and writes that pick and fence them."""
+
+from urllib.parse import urlsplit, urlunsplit
+
+from django.db import connections, models, transaction
+from django.db.models import F
+from django.urls import reverse
+from django.utils import timezone
+
+from djangofeeds.models.validators import (
+    URL_MAX_LENGTH,
+    InvalidFeedURL,
+    feed_url_problem,
+    validate_fetchable,
+)
+from djangofeeds.sanitize import web_link
+from djangofeeds.signals import feed_deactivated, send_on_commit
+
+
+class Outcome(models.TextChoices):
+    IMPORTED = "imported", "imported"
+    NOT_MODIFIED = "not_modified", "not modified"
+    SKIPPED = "skipped", "skipped (lock held)"
+    FAILED = "failed", "failed"
+
+
+class FeedQuerySet(models.QuerySet):
+    def active(self):
+        return self.filter(is_active=True)
+
+    def due(self, now=None):
+        """Active feeds whose next check time has come (or was never set)."""
+        now = now or timezone.now()
+        return self.active().filter(
+            models.Q(next_check_at__isnull=True) | models.Q(next_check_at__lte=now)
+        )
+
+    def deactivate(self, reason="deactivated by a person"):
+        """Deactivate these feeds; ``feed_deactivated`` is sent for each one that was active."""
+        feeds = list(self.filter(is_active=True))
+        self.model.objects.filter(pk__in=[feed.pk for feed in feeds]).update(is_active=False)
+        for feed in feeds:
+            feed.is_active = False
+            send_on_commit(feed_deactivated, self.model, feed=feed, run=None, reason=reason)
+        return len(feeds)
+
+
+class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
+    def subscribe(self, url, *, title="", link="", discover=True):
+        """Add the feed at ``url`` unless it exists; return ``(feed, created)``.
+
+        With ``discover``, a URL not yet subscribed is fetched once
+        (``djangofeeds.finder``): a feed is stored as given, an HTML page's
+        first feed instead of the page. Raises ``InvalidFeedURL`` for a URL
+        that could never be fetched or leads to no feed.
+        """
+        url = url.strip()
+        problem = feed_url_problem(url)
+        if problem:
+            raise InvalidFeedURL(problem)
+        if discover:
+            from djangofeeds.finder import find  # finder imports this module
+
+            url = find(url).feeds[0].url
+        # An OPML htmlUrl is shown as a link on the feed's page: http(s) only.
+        defaults = {"title": title[:500], "link": web_link(link)}
+        return self.get_or_create(url=url, defaults=defaults)
+
+    def next_fence(self, url):
+        """Create the feed if needed, give it a new fencing number, and return it.
+
+        Called right after taking the feed's lock; ``feed.fence`` is the number
+        this holder writes with. One ``UPDATE … RETURNING`` (a round trip, and
+        the row's write lock for its duration) serialises this against the
+        importer's fenced writes, so a stale holder either finished before this
+        increment or sees it and is refused. MariaDB and MySQL have no
+        ``UPDATE … RETURNING``: there the ``UPDATE`` and a read of the row run
+        in one transaction, under the same write lock.
+        """
+        if connections[self.db].vendor == "mysql":
+            return self._next_fence_without_returning(url)
+        quote = connections[self.db].ops.quote_name
+        table, fence, url_column = (
+            quote(name) for name in (self.model._meta.db_table, "fence", "url")
+        )
+        sql = f"UPDATE {table} SET {fence} = {fence} + 1 WHERE {url_column} = %s RETURNING *"
+        for _ in range(2):
+            for feed in self.raw(sql, [url]):
+                return feed
+            self.get_or_create(url=url)  # a feed seen for the first time
+        raise self.model.DoesNotExist(url)  # deleted between the two statements
+
+    def _next_fence_without_returning(self, url):
+        for _ in range(2):
+            with transaction.atomic(using=self.db):
+                if self.filter(url=url).update(fence=F("fence") + 1):
+                    return self.get(url=url)
+            self.get_or_create(url=url)  # a feed seen for the first time
+        raise self.model.DoesNotExist(url)  # deleted between the two statements
+
+
+class Feed(models.Model):
+    url = models.URLField(
+        "URL", max_length=URL_MAX_LENGTH, unique=True, validators=[validate_fetchable]
+    )
+    title = models.CharField(max_length=500, blank=True)
+    link = models.URLField(max_length=2000, blank=True)
+    description = models.TextField(blank=True)
+    is_active = models.BooleanField("active", default=True)
+
+    # Conditional GET validators, as the server last sent them.
+    etag = models.CharField(max_length=500, blank=True)
+    last_modified = models.CharField(max_length=100, blank=True)
+    # SHA-256 of the last body imported (with the reader's revision): a 200
+    # answer with the same bytes stops before parsing.
+    body_hash = models.CharField(max_length=64, blank=True, editable=False)
+
+    last_checked_at = models.DateTimeField(null=True, blank=True)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    last_status = models.CharField(
+        "last outcome", max_length=20, choices=Outcome.choices, blank=True
+    )
+    last_http_status = models.PositiveSmallIntegerField("last HTTP status", null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    error_count = models.PositiveIntegerField(default=0)
+    # A new feed is due at once (NULL, as rows made before migration 0005 had, too).
+    next_check_at = models.DateTimeField(null=True, blank=True, db_index=True, default=timezone.now)
+    # Set when refresh_feeds or "Import now" queues the feed (next_check_at then
+    # moves to the claim's deadline); cleared when an import finishes. Its value
+    # travels with the message: an import whose claim was replaced does nothing.
+    claimed_at = models.DateTimeField("queued at", null=True, blank=True, editable=False)
+    # Adaptive polling: the observed gap between recent entries (seconds) and
+    # the newest entry's date, from the last document that had dated entries.
+    poll_interval = models.PositiveIntegerField(
+        "observed interval (s)", null=True, blank=True, editable=False
+    )
+    newest_entry_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    # Bumped on every lock acquisition; writes carry the number they were
+    # given and are refused once a newer one exists.
+    fence = models.PositiveBigIntegerField(default=0, editable=False)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    categories = models.ManyToManyField("Category", blank=True, related_name="feeds")
+
+    objects = FeedManager()
+
+    class Meta:
+        ordering = ["title", "url"]
+        indexes = [
+            models.Index(fields=["is_active", "next_check_at"], name="feed_due_idx"),
+            # The admin's status filters ("failing", last outcome) on many feeds.
+            models.Index(fields=["is_active", "error_count"], name="feed_errors_idx"),
+            models.Index(fields=["last_status"], name="feed_last_status_idx"),
+            # The claim's scan, in its order: it stops after one batch.
+            models.Index(
+                fields=["next_check_at"], condition=models.Q(is_active=True), name="feed_claim_idx"
+            ),
+            # Backpressure counts the unfinished claims only.
+            models.Index(
+                fields=["claimed_at"],
+                condition=models.Q(claimed_at__isnull=False),
+                name="feed_claimed_idx",
+            ),
+        ]
+
+    def __str__(self):
+        return self.title or self.url
+
+    def get_absolute_url(self):
+        return reverse("djangofeeds:feed_detail", kwargs={"pk": self.pk})
+
+    @property
+    def public_url(self):
+        """The URL as the public pages show it: without user:password, query string and
+        fragment, where private feeds keep their tokens (``?key=...``)."""
+        parts = urlsplit(self.url)
+        return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))

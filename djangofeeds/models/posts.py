@@ -1,0 +1,149 @@
+"""Posts, their enclosures and categories, and the tombstones of pruned posts."""
+
+from django.db import connections, models
+from django.db.models import F
+from django.urls import reverse
+from django.utils import timezone
+
+from djangofeeds.models.feeds import Feed
+
+
+class PostQuerySet(models.QuerySet):
+    def of_active_feeds(self):
+        return self.filter(feed__is_active=True)
+
+    def upsert(self, posts, update_fields):
+        """Insert ``posts``, or update ``update_fields`` of those whose (feed, guid) exists;
+        return them with their primary keys.
+
+        MariaDB and MySQL's ``ON DUPLICATE KEY UPDATE`` names no conflict target
+        (the (feed, guid_hash) key is the only unique one a new post can hit),
+        and MySQL returns no ids from it: they are read back by guid.
+        """
+        connection = connections[self.db]
+        if connection.features.supports_update_conflicts_with_target:
+            return self.bulk_create(
+                posts,
+                update_conflicts=True,
+                unique_fields=["feed", "guid_hash"],
+                update_fields=update_fields,
+            )
+        stored = self.bulk_create(posts, update_conflicts=True, update_fields=update_fields)
+        missing = [post for post in stored if post.pk is None]
+        if missing:
+            rows = self.filter(
+                feed_id__in={post.feed_id for post in missing},
+                guid_hash__in={post.guid_hash for post in missing},
+            ).values_list("feed_id", "guid_hash", "pk")
+            pks = {(feed_id, guid_hash): pk for feed_id, guid_hash, pk in rows}
+            for post in missing:
+                post.pk = pks[post.feed_id, post.guid_hash]
+        return stored
+
+
+class Post(models.Model):
+    feed = models.ForeignKey(Feed, on_delete=models.CASCADE, related_name="posts")
+    guid = models.TextField("GUID")
+    # SHA-256 of guid: guids are unbounded text, the unique key needs a fixed size.
+    guid_hash = models.CharField(max_length=64, editable=False)
+    title = models.TextField(blank=True)
+    link = models.URLField(max_length=2000, blank=True)
+    author = models.CharField(max_length=500, blank=True)
+    content = models.TextField(blank=True, help_text="Sanitized HTML.")
+    published_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(null=True, blank=True)
+    # Hash of everything above: a re-import rewrites only posts whose checksum changed.
+    checksum = models.CharField(max_length=64, editable=False)
+    imported_at = models.DateTimeField(default=timezone.now, editable=False)
+    categories = models.ManyToManyField("Category", blank=True, related_name="posts")
+
+    objects = PostQuerySet.as_manager()
+
+    class Meta:
+        # Undated posts last, on every database (PostgreSQL puts NULLs first when
+        # descending): a feed without dates must not hold the top of /feeds/.
+        ordering = [F("published_at").desc(nulls_last=True), "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["feed", "guid_hash"], name="post_unique_guid_per_feed")
+        ]
+        indexes = [
+            models.Index(fields=["feed", "-published_at"], name="post_feed_published_idx"),
+            models.Index(fields=["-published_at"], name="post_published_idx"),
+        ]
+
+    def __str__(self):
+        return self.title or self.link or self.guid
+
+    def get_absolute_url(self):
+        return self.link or self.feed.get_absolute_url()
+
+    def get_page_url(self):
+        """The post's page on this site; ``get_absolute_url`` is the original article."""
+        return reverse("djangofeeds:post_detail", kwargs={"pk": self.pk})
+
+
+class Enclosure(models.Model):
+    """A media file attached to a post: a podcast episode, a video, a PDF."""
+
+    post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="enclosures")
+    url = models.URLField("URL", max_length=2000)
+    type = models.CharField(max_length=100, blank=True, help_text="MIME type, e.g. audio/mpeg.")
+    length = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="Bytes, as the feed says; empty when unknown."
+    )
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self):
+        return self.url
+
+    @property
+    def kind(self):
+        """ "audio" or "video" for what the page plays, else "" (a download link)."""
+        kind = self.type.partition("/")[0]
+        return kind if kind in ("audio", "video") else ""
+
+
+class Category(models.Model):
+    """A feed's or a post's category: RSS ``<category domain>``, Atom ``term``/``scheme``."""
+
+    name = models.CharField(max_length=100)
+    domain = models.CharField(
+        max_length=500, blank=True, help_text="RSS domain or Atom scheme; often empty."
+    )
+
+    class Meta:
+        ordering = ["name", "domain"]
+        verbose_name_plural = "categories"
+        constraints = [
+            models.UniqueConstraint(fields=["name", "domain"], name="category_unique_name_domain")
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return f"{reverse('djangofeeds:post_list')}?category={self.pk}"
+
+
+class PrunedPost(models.Model):
+    """A post pruned by ``DJANGOFEEDS_KEEP_POSTS``, remembered while its feed still lists it.
+
+    Without it the next import would find the entry unknown and store it as
+    new again. The importer forgets a feed's tombstones once the feed stops
+    listing them, so there are never more than the feed lists (at most
+    ``parsed.MAX_ENTRIES``).
+    """
+
+    feed = models.ForeignKey(Feed, on_delete=models.CASCADE, related_name="pruned_posts")
+    guid_hash = models.CharField(max_length=64)
+    pruned_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["feed", "guid_hash"], name="prunedpost_unique_guid")
+        ]
+
+    def __str__(self):
+        return f"pruned post {self.guid_hash[:12]} of feed #{self.feed_id}"
