@@ -17,10 +17,10 @@ from django.utils.translation import ngettext
 
 from djangofeeds import query
 from djangofeeds.changelist import SafeDateHierarchy
+from djangofeeds.dispatch import enqueue_imports
 from djangofeeds.forms import FeedAddForm
 from djangofeeds.models import Category, Enclosure, Feed, ImportRun, Outcome, Post, RefreshRun
 from djangofeeds.search import search_posts
-from djangofeeds.tasks import enqueue_imports
 from djangofeeds.websub_admin import SubscriptionInline, push_state
 
 # A URL typed without a scheme is taken as https (Django 6's default).

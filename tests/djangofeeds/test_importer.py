@@ -10,7 +10,7 @@ from django.db import connection
 from django.utils import timezone
 
 from djangofeeds import addresses
-from djangofeeds.importer import fetch_and_store, new_run
+from djangofeeds.importer import fetch_and_store
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
 from djangofeeds.parsed import sha256
 from tests.support.feed_server import http_date, numbered_items, rss
@@ -555,9 +555,7 @@ def test_import_feed_current_fence_imports(feed_server):
     """An import holding the current fence imports; its run keeps the task and the worker."""
     url = feed_server.serve("/fenced.xml", rss(numbered_items(3)))
     fenced = Feed.objects.next_fence(url)
-    run = new_run(fenced, task_id="t-1", worker="w@host")
-
-    result = fetch_and_store(fenced, run, fence=fenced.fence)
+    result = fetch_and_store(fenced, fence=fenced.fence, task_id="t-1", worker="w@host")
 
     assert result.run.created == 3
     assert (result.run.task_id, result.run.worker) == ("t-1", "w@host")

@@ -8,11 +8,12 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from djangofeeds import conf, tasks
+from djangofeeds import conf, runner, tasks
 from djangofeeds.claims import claim_feeds
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
-from djangofeeds.tasks import import_feed, lock_key, refresh_feeds
+from djangofeeds.runner import lock_key
+from djangofeeds.tasks import import_feed, refresh_feeds
 from project.celery import app as celery_app
 from tests.support.feed_server import numbered_items, rss
 from tests.support.queues import queue_name
@@ -260,7 +261,7 @@ def test_import_feed_task_records_unexpected_errors_on_the_feed(feed_server, mon
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(tasks, "fetch_and_store", broken)
+    monkeypatch.setattr(runner, "fetch_and_store", broken)
 
     outcome = import_feed.apply(args=[url])
 
