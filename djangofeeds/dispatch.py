@@ -46,7 +46,7 @@ def renew_subscriptions():
     return {"renewed": len(renew), "unsubscribed": len(drop)}
 
 
-def requeue(task, feed_url, busy, host_waits):
+def requeue(task, busy, host_waits):
     """Send the running import again in a few seconds; return the ``Retry`` to raise.
 
     Celery's ``retry()`` without its count: the same task id (a person waiting
@@ -58,7 +58,6 @@ def requeue(task, feed_url, busy, host_waits):
     kwargs = {**task.request.kwargs, "host_waits": host_waits + 1}
     again = task.signature_from_request(task.request, kwargs=kwargs, countdown=wait)
     again.apply_async()
-    logger.info("Feed %s: waits %.1fs, %s", feed_url, wait, busy)
     return Retry(exc=busy, when=wait, sig=again)
 
 

@@ -9,6 +9,7 @@ backoff, under the import's fencing number.
 """
 
 import logging
+from contextlib import suppress
 from dataclasses import dataclass
 
 from django.db import InterfaceError, OperationalError, transaction
@@ -64,6 +65,22 @@ def record_attempt(url, outcome, *, error="", task_id="", worker="", refresh_run
     """Record an attempt that never reached the feed (lock held, lock cache down)."""
     feed, _ = Feed.objects.get_or_create(url=url)
     return finish_run(feed, start_run(feed, task_id, worker, refresh_run, error=error), outcome)
+
+
+def record_skip(url, error, deferred=None, **recorded):
+    """Record an import skipped before its fetch, and why (the lock held, the claim replaced).
+
+    ``deferred`` is ``(feed, until)`` when the feed's host asked to wait: the
+    feed goes back to the scheduler, due then (no worker waits that long). Its
+    claim is released under the import's fence: a newer lock holder decides
+    for itself.
+    """
+    result = record_attempt(url, Outcome.SKIPPED, error=error, **recorded)
+    if deferred:
+        feed, until = deferred
+        with suppress(StaleFence):
+            release_claim(feed, feed.fence, next_check_at=until)
+    return result
 
 
 def record_failure(feed, run, fence, error, *, retry_after=None, **changes):
@@ -132,3 +149,60 @@ def record_crash(url, error, *, fence=None, task_id="", worker="", refresh_run=N
                 url,
             )
     return finish_run(feed, run, Outcome.FAILED)
+
+
+def refused(url, exc, *, giving_up, **recorded):
+    """Log and record an import refused: the lock cache is unreachable (no lock, no import)."""
+    how = "giving up" if giving_up else "will retry"
+    logger.error("Feed %s: not imported, the lock cache is unreachable (%s); %s", url, exc, how)
+    error = f"not imported: the lock cache is unreachable ({exc})"
+    return record_attempt(url, Outcome.FAILED, error=error, **recorded)
+
+
+def stop_message(time_limit):
+    """What a run stopped by its soft time limit says."""
+    return f"import took longer than {time_limit:g}s and was stopped"
+
+
+def record_stop(url, time_limit, **crash):
+    """Record an import its soft time limit stopped, as a crash; its ``ImportResult`` or None."""
+    return record_crash(url, stop_message(time_limit), **crash)
+
+
+def stopped_reply(url, time_limit, **recorded):
+    """Record an import stopped before its fence (the feed row left alone); the task's reply."""
+    record_stop(url, time_limit, **recorded)
+    return failed_reply(url, stop_message(time_limit))
+
+
+def reply(result):
+    """The task's return value (JSON) for an ``ImportResult``."""
+    run = result.run
+    summary = {
+        "status": Outcome(run.outcome).value,
+        "url": result.feed.url,
+        "created": run.created,
+        "updated": run.updated,
+    }
+    if run.error:
+        summary["error"] = run.error
+    return summary
+
+
+def failed_reply(url, error):
+    """The task's return value (JSON) for an import that ended without an ``ImportResult``."""
+    return {"status": Outcome.FAILED, "url": url, "created": 0, "updated": 0, "error": error}
+
+
+def describe(result):
+    """One log line saying what happened to a feed, in plain words."""
+    status, url = result["status"], result["url"]
+    if status == Outcome.IMPORTED:
+        return (
+            f"Feed {url}: imported, {result['created']} new and {result['updated']} changed posts"
+        )
+    if status == Outcome.NOT_MODIFIED:
+        return f"Feed {url}: not modified since the last import"
+    if status == Outcome.SKIPPED:
+        return f"Feed {url}: skipped, {result.get('error') or 'another worker is importing it'}"
+    return f"Feed {url}: failed, {result.get('error', 'unknown error')}"

@@ -75,19 +75,20 @@ def import_feed(self, feed_url, claim=None, refresh_run=None, host_waits=0):
     try:
         result = runner.run_import(feed_url, progress=report, **options, **recorded)
     except HostBusy as busy:
-        raise dispatch.requeue(self, feed_url, busy, host_waits) from None
+        again = dispatch.requeue(self, busy, host_waits)
+        logger.info("Feed %s: waits %.1fs, %s", feed_url, again.when, busy)
+        raise again from None
     except LockUnavailable as exc:
         last_attempt = request.retries >= self.max_retries
-        runner.refused(feed_url, exc, giving_up=last_attempt, **recorded)
+        runs.refused(feed_url, exc, giving_up=last_attempt, **recorded)
         if not last_attempt:
             raise
-        return runner.failed_reply(feed_url, str(exc))
+        return runs.failed_reply(feed_url, str(exc))
     except SoftTimeLimitExceeded:  # before the import began (the lock, the database)
-        error, _ = runner.stopped(feed_url, self.soft_time_limit, **recorded)
-        return runner.failed_reply(feed_url, error)
-    summary = runner.reply(result)
+        return runs.stopped_reply(feed_url, self.soft_time_limit, **recorded)
+    summary = runs.reply(result)
     log = logger.warning if result.outcome == Outcome.FAILED else logger.info
-    log(runner.describe(summary))
+    log(runs.describe(summary))
     return summary
 
 
@@ -137,8 +138,8 @@ def store_push(self, subscription_id, body_b64, content_type=""):
     result = run_push(subscription_id, body, content_type, task_name=import_feed.name, **worker)
     if result is None:
         return {"status": "skipped", "subscription": subscription_id}
-    summary = runner.reply(result)
-    logger.info("%s (pushed)", runner.describe(summary))
+    summary = runs.reply(result)
+    logger.info("%s (pushed)", runs.describe(summary))
     return summary
 
 

@@ -10,7 +10,8 @@ from django.core.management.base import BaseCommand, CommandError
 from djangofeeds.dispatch import IMPORT_FEED, enqueue_imports
 from djangofeeds.locks import LockUnavailable
 from djangofeeds.models import Feed, Outcome
-from djangofeeds.runner import failed_reply, reply, run_import
+from djangofeeds.runner import run_import
+from djangofeeds.runs import failed_reply, reply
 
 
 class Command(BaseCommand):
