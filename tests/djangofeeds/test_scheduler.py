@@ -61,18 +61,6 @@ def test_a_stale_claim_is_claimed_again_and_its_old_message_does_nothing(
     assert Feed.objects.get().claimed_at is None
 
 
-def test_import_now_uses_the_schedulers_claim(purge_queues):
-    """A feed the tick queued is not queued again by "Import now", and the other way round."""
-    make_feeds(3)
-    first_url, *others = Feed.objects.order_by("pk").values_list("url", flat=True)
-    queued, waiting = enqueue_imports([first_url])
-    assert [url for url, _ in queued] == [first_url] and waiting == []
-
-    assert refresh_feeds.apply().get()["queued"] == 2
-    queued, waiting = enqueue_imports([first_url, *others])
-    assert queued == [] and waiting == [first_url, *others]
-
-
 def test_a_broker_failure_mid_tick_leaves_no_stuck_claim_and_sends_nothing_twice(
     private_broker, monkeypatch
 ):

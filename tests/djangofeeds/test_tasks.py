@@ -2,7 +2,6 @@
 
 import logging
 import time
-from hashlib import md5
 
 import pytest
 from django.core.management import call_command
@@ -26,14 +25,6 @@ def purge_queues():
     """Tasks published here are not for the workers of later tests."""
     yield
     celery_app.control.purge()
-
-
-def test_lock_key_is_the_cookbooks():
-    """The lock key is the Celery cookbook's: task name, "-lock-", md5 of the URL."""
-    url = "http://example.com/feed.xml"
-    assert lock_key(import_feed.name, url) == (
-        f"djangofeeds.tasks.import_feed-lock-{md5(url.encode()).hexdigest()}"
-    )
 
 
 def test_import_feed_task_limits_sit_below_the_lock_expiry():
