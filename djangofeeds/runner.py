@@ -37,6 +37,12 @@ def lock_key(task_name, url):
     return f"{task_name}-lock-{md5(url.encode()).hexdigest()}"
 
 
+def feed_lock(task_name, url):
+    """The lock of ``url``'s feed, which its imports and its pushes take (not yet acquired)."""
+    expire, lock_cache = conf.DJANGOFEEDS_LOCK_EXPIRE, conf.DJANGOFEEDS_LOCK_CACHE
+    return CacheLock(lock_key(task_name, url), expire=expire, using=lock_cache)
+
+
 def run_import(url, *, wait_for_host=True, **options):
     """Import ``url`` (see ``import_under_lock``), waiting here while its host is busy.
 
@@ -66,9 +72,7 @@ def import_under_lock(url, *, task_name, claim=None, progress=None, time_limit=N
     and ``LockUnavailable`` when the lock's cache cannot be reached: without a
     lock nothing is imported. ``recorded`` goes on the run (``runs.start_run``).
     """
-    key = lock_key(task_name, url)
-    expire, lock_cache = conf.DJANGOFEEDS_LOCK_EXPIRE, conf.DJANGOFEEDS_LOCK_CACHE
-    with CacheLock(key, expire=expire, using=lock_cache) as lock:
+    with feed_lock(task_name, url) as lock:
         try:
             if not lock.acquired:
                 raise Skipped(LOCK_HELD)

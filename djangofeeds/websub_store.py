@@ -10,13 +10,12 @@ import time
 
 from django.utils import timezone
 
-from djangofeeds import conf, websub
+from djangofeeds import websub
 from djangofeeds.fencing import StaleFence
 from djangofeeds.importer import Importer, elapsed_ms
-from djangofeeds.locks import CacheLock
 from djangofeeds.models import Feed, Outcome, Subscription
 from djangofeeds.parse import NotAFeed, parse
-from djangofeeds.runner import lock_key
+from djangofeeds.runner import feed_lock
 from djangofeeds.runs import finish_run, start_run
 
 logger = logging.getLogger(__name__)
@@ -70,9 +69,7 @@ def run_push(subscription_id, body, content_type, *, task_name, task_id="", work
         logger.info("push for subscription %s ignored: no active feed", subscription_id)
         return None
     url = subscription.feed.url
-    key = lock_key(task_name, url)
-    expire, lock_cache = conf.DJANGOFEEDS_LOCK_EXPIRE, conf.DJANGOFEEDS_LOCK_CACHE
-    with CacheLock(key, expire=expire, using=lock_cache) as lock:
+    with feed_lock(task_name, url) as lock:
         if not lock.acquired:
             raise LockBusy(url)
         with lock.keep_alive():
