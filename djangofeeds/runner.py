@@ -70,43 +70,38 @@ def import_under_lock(url, *, task_name, claim=None, progress=None, time_limit=N
     asked to wait (``Retry-After``: the feed is due again then). Raises
     ``HostBusy`` when the host has ``DJANGOFEEDS_MAX_PER_HOST`` imports running,
     and ``LockUnavailable`` when the lock's cache cannot be reached: without a
-    lock nothing is imported. ``recorded`` goes on the run (``runs.start_run``).
+    lock nothing is imported. An unexpected error is recorded on the feed under
+    the import's fencing number, then raised as ``ImportCrashed``; one stopped
+    by the soft ``time_limit`` (seconds) is recorded so and returned.
+    ``recorded`` goes on the run (``runs.start_run``).
     """
     with feed_lock(task_name, url) as lock:
         try:
             if not lock.acquired:
                 raise Skipped(LOCK_HELD)
             with lock.keep_alive():
-                return import_locked(url, claim, progress, time_limit, recorded)
+                feed = Feed.objects.next_fence(url)
+                fence = feed.fence
+                if claim is not None and not holds_claim(feed, claim):
+                    raise Skipped(CLAIM_REPLACED)
+                until = deferred_until(url)
+                if until:
+                    when = until.isoformat(timespec="seconds")
+                    waiting = f"{host_of(url)} asked to wait until {when} (Retry-After)"
+                    raise Skipped(waiting, (feed, until))
+                with host_slot(url):  # HostBusy if none is free (the feed lock is released)
+                    try:
+                        result = fetch_and_store(feed, fence=fence, progress=progress, **recorded)
+                    except SoftTimeLimitExceeded:
+                        return record_stop(url, time_limit, fence=fence, **recorded)
+                    except Exception as exc:
+                        error = crash_message(exc)
+                        record_crash(url, error, fence=fence, **recorded)
+                        raise ImportCrashed(error) from exc
+                heed(url, result.run.http_status, result.retry_after)
+                subscribe_to = websub.after_poll(result, fence)  # WebSub: pace, a new hub
+                if subscribe_to:
+                    transaction.on_commit(lambda: dispatch.subscribe(subscribe_to), robust=True)
+                return result
         except Skipped as skipped:  # one record of a skip, whatever the reason
             return record_skip(url, *skipped.args, **recorded)
-
-
-def import_locked(url, claim, progress, time_limit, recorded):
-    """``import_under_lock``'s part under the lock: the claim, the host, the importer, WebSub.
-
-    An unexpected error is recorded on the feed under the import's fencing
-    number, then raised as ``ImportCrashed``; one stopped by the soft
-    ``time_limit`` (seconds) is recorded so and returned.
-    """
-    feed = Feed.objects.next_fence(url)
-    if claim is not None and not holds_claim(feed, claim):
-        raise Skipped(CLAIM_REPLACED)
-    until = deferred_until(url)
-    if until:
-        waiting = f"{host_of(url)} asked to wait until {until.isoformat(timespec='seconds')}"
-        raise Skipped(f"{waiting} (Retry-After)", (feed, until))
-    with host_slot(url):  # HostBusy if none is free (the feed lock is released)
-        try:
-            result = fetch_and_store(feed, fence=feed.fence, progress=progress, **recorded)
-        except SoftTimeLimitExceeded:
-            return record_stop(url, time_limit, fence=feed.fence, **recorded)
-        except Exception as exc:
-            error = crash_message(exc)
-            record_crash(url, error, fence=feed.fence, **recorded)
-            raise ImportCrashed(error) from exc
-    heed(url, result.run.http_status, result.retry_after)
-    subscribe_to = websub.after_poll(result, feed.fence)  # WebSub: pace, a new hub
-    if subscribe_to:
-        transaction.on_commit(lambda: dispatch.subscribe(subscribe_to), robust=True)
-    return result
