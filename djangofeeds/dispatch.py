@@ -14,7 +14,7 @@ from django.db.models import Max
 from django.utils import timezone
 from kombu.common import maybe_declare
 
-from djangofeeds import conf, websub
+from djangofeeds import conf
 from djangofeeds.claims import claim_feeds, claim_timeout, release_claims, unfinished_claims
 from djangofeeds.models import Feed, ImportRun, RefreshRun
 from djangofeeds.politeness import busy_wait
@@ -34,11 +34,8 @@ def subscribe(subscription_id, *mode):
     current_app.signature(SUBSCRIBE_FEED, args=(subscription_id, *mode)).delay()
 
 
-def renew_subscriptions():
-    """Queue the renewal of WebSub leases that end soon, the unsubscription of dropped feeds."""
-    lapsed = websub.lapse()
-    renew = [*lapsed, *websub.to_renew().exclude(pk__in=lapsed).values_list("pk", flat=True)]
-    drop = list(websub.to_unsubscribe().values_list("pk", flat=True))
+def subscribe_all(renew, drop):
+    """Queue a WebSub renewal of each of ``renew``, an unsubscription of each of ``drop``."""
     for pk in renew:
         subscribe(pk)
     for pk in drop:

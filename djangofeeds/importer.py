@@ -173,18 +173,11 @@ class Importer:
 
     def failed(self, error, *, transient=False, retry_after=None, deactivate=False, status=None):
         """Record a failed attempt on the feed (backing off) and in the run."""
-        self.run.http_status = status
-        changes = {"is_active": False} if deactivate else {}
-        result = record_failure(
-            self.feed,
-            self.run,
-            self.fence,
-            error,
-            retry_after=retry_after,
-            last_http_status=status,
-            **changes,
-        )
-        logger.warning("import of %s failed: %s", self.feed.url, self.run.error)
+        feed, run = self.feed, self.run
+        run.http_status = status
+        changes = {"last_http_status": status, **({"is_active": False} if deactivate else {})}
+        result = record_failure(feed, run, self.fence, error, retry_after=retry_after, **changes)
+        logger.warning("import of %s failed: %s", feed.url, run.error)
         result.transient, result.retry_after = transient, retry_after
         return result
 

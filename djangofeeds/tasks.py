@@ -56,10 +56,7 @@ class ImportFeedTask(Task):
     max_retries=MAX_RETRIES,
 )
 def import_feed(self, feed_url, claim=None, refresh_run=None, host_waits=0):
-    """Import one feed unless another worker is importing it; return a JSON summary.
-
-    ``claim`` and ``refresh_run`` come from ``dispatch``; ``host_waits`` counts requeues.
-    """
+    """Import one feed unless another worker is importing it (``runner``); a JSON summary."""
     request = self.request
     recorded = {"task_id": request.id, "worker": request.hostname, "refresh_run": refresh_run}
 
@@ -146,4 +143,7 @@ def store_push(self, subscription_id, body_b64, content_type=""):
 @shared_task(ignore_result=True)
 def renew_subscriptions():
     """Hourly (beat, djangofeeds.schedules): renew ending leases, unsubscribe dropped feeds."""
-    return dispatch.renew_subscriptions()
+    lapsed = websub.lapse()
+    renew = [*lapsed, *websub.to_renew().exclude(pk__in=lapsed).values_list("pk", flat=True)]
+    drop = list(websub.to_unsubscribe().values_list("pk", flat=True))
+    return dispatch.subscribe_all(renew, drop)
