@@ -5,7 +5,8 @@ importer ran, one skipped (the lock is held, the claim was replaced, the host
 asked to wait), refused (the lock cache is down) or crashed (a bug, a time
 limit, a lost database). A failure, the importer's or a crash, is also written
 on the feed by one function (``record_failure``): its status, its error and a
-backoff, under the import's fencing number.
+backoff, under the import's fencing number. The run is also what the task
+answers (``reply``, JSON) and logs (``describe``).
 """
 
 import logging
