@@ -152,10 +152,14 @@ def record_crash(url, error, *, fence=None, task_id="", worker="", refresh_run=N
     return finish_run(feed, run, Outcome.FAILED)
 
 
-def refused(url, exc, *, giving_up, **recorded):
-    """Log and record an import refused: the lock cache is unreachable (no lock, no import)."""
+def refusal(url, exc, *, giving_up):
+    """The log line of an import refused because the lock cache is unreachable."""
     how = "giving up" if giving_up else "will retry"
-    logger.error("Feed %s: not imported, the lock cache is unreachable (%s); %s", url, exc, how)
+    return f"Feed {url}: not imported, the lock cache is unreachable ({exc}); {how}"
+
+
+def refused(url, exc, **recorded):
+    """Record an import refused: the lock cache is unreachable (no lock, no import)."""
     error = f"not imported: the lock cache is unreachable ({exc})"
     return record_attempt(url, Outcome.FAILED, error=error, **recorded)
 

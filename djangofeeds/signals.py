@@ -25,8 +25,8 @@ feed_failing = Signal()
 
 # Sent when an active feed is deactivated: by an import (djangofeeds.runs; 410
 # Gone, moved to a URL that is already another feed) and by
-# ``Feed.objects.deactivate()`` (the admin's "Deactivate" action). ``feed``, ``run`` (the ImportRun, None
-# when a person did it), ``reason`` (text).
+# ``Feed.objects.deactivate()`` (the admin's "Deactivate" action). ``feed``,
+# ``run`` (the ImportRun, None when a person did it), ``reason`` (text).
 feed_deactivated = Signal()
 
 

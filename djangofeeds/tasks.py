@@ -6,7 +6,7 @@ from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
 
-from djangofeeds import conf, dispatch, runner, runs, websub
+from djangofeeds import conf, dispatch, retention, runner, runs, websub
 from djangofeeds.locks import LockUnavailable
 from djangofeeds.models import Outcome, Subscription
 from djangofeeds.politeness import HostBusy
@@ -77,7 +77,8 @@ def import_feed(self, feed_url, claim=None, refresh_run=None, host_waits=0):
         raise again from None
     except LockUnavailable as exc:
         last_attempt = request.retries >= self.max_retries
-        runs.refused(feed_url, exc, giving_up=last_attempt, **recorded)
+        logger.error(runs.refusal(feed_url, exc, giving_up=last_attempt))
+        runs.refused(feed_url, exc, **recorded)
         if not last_attempt:
             raise
         return runs.failed_reply(feed_url, str(exc))
@@ -89,20 +90,16 @@ def import_feed(self, feed_url, claim=None, refresh_run=None, host_waits=0):
     return summary
 
 
-# Beat sends the tick every TICK_SECONDS (djangofeeds.schedules); a copy that
-# waited longer than TICK_EXPIRES is dropped, so ticks never pile up.
-@shared_task(ignore_result=True, expires=TICK_EXPIRES)
+@shared_task(ignore_result=True, expires=TICK_EXPIRES)  # a late tick is dropped: none pile up
 def refresh_feeds():
-    """The scheduler's tick: claim a batch of due feeds and queue one import each."""
+    """The tick (beat, every TICK_SECONDS): claim a batch of due feeds, queue one import each."""
     return dispatch.refresh_round()
 
 
 @shared_task
 def cleanup():
     """Hourly (beat): prune old posts, import runs and this app's task results, in batches."""
-    from djangofeeds.retention import cleanup as run_cleanup  # the pure part, like the importer
-
-    return run_cleanup()
+    return retention.cleanup()  # the pure part, like the importer
 
 
 @shared_task(autoretry_for=(websub.HubError,), retry_backoff=60, retry_jitter=True, max_retries=5)
