@@ -30,7 +30,8 @@ FEED_DELAY = 3.0  # seconds the server waits before answering: the lock is held 
 def skip_path_ms(url, rounds=50):
     """The skip path alone, in this process: lock attempt, ImportRun row; no Celery."""
     from djangofeeds.locks import CacheLock
-    from djangofeeds.tasks import import_feed, lock_key, run_import
+    from djangofeeds.runner import lock_key, run_import
+    from djangofeeds.tasks import import_feed
 
     holder = CacheLock(lock_key(import_feed.name, url), expire=60)
     if not holder.acquire():

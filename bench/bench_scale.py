@@ -153,7 +153,7 @@ def publish_cost(redis_url, count=1000):
     """Milliseconds per 1,000 scheduled-import messages published alone (no claim, no worker)."""
     import redis
 
-    from djangofeeds.tasks import send_imports
+    from djangofeeds.dispatch import send_imports
 
     feeds = [(0, f"http://publish.example/{n}.xml") for n in range(count)]
     with Stopwatch() as watch:

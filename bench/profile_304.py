@@ -59,10 +59,12 @@ def profile(server):
 
     from djangofeeds.claims import claim_feeds
     from djangofeeds.fetch import fetch
-    from djangofeeds.importer import Importer, finish, new_run
+    from djangofeeds.importer import Importer
     from djangofeeds.locks import CacheLock
     from djangofeeds.models import Feed, Outcome
-    from djangofeeds.tasks import import_feed, lock_key, run_import
+    from djangofeeds.runner import lock_key, run_import
+    from djangofeeds.runs import finish_run, start_run
+    from djangofeeds.tasks import import_feed
     from project.celery import app
 
     # The worker's logging: INFO, to stderr (what a worker at --loglevel INFO does).
@@ -103,14 +105,16 @@ def profile(server):
 
     def save_feed(n):
         feed = feeds[urls[n]]
-        importer = Importer(feed, new_run(feed), None, None)
-        importer.claim(claimed_at=None, last_checked_at=importer.now, last_status="not_modified")
+        importer = Importer(feed, start_run(feed), None, None)
+        importer.write(claimed_at=None, last_checked_at=importer.now, last_status="not_modified")
 
-    timed("feed UPDATE (Importer.claim)", FEEDS, save_feed, results)
+    timed("feed UPDATE (Importer.write)", FEEDS, save_feed, results)
     timed(
-        "ImportRun INSERT (finish)",
+        "ImportRun INSERT (finish_run)",
         FEEDS,
-        lambda n: finish(feeds[urls[n]], new_run(feeds[urls[n]], "x", "w"), Outcome.NOT_MODIFIED),
+        lambda n: finish_run(
+            feeds[urls[n]], start_run(feeds[urls[n]], "x", "w"), Outcome.NOT_MODIFIED
+        ),
         results,
     )
     timed(

@@ -5,7 +5,8 @@ moves ``next_check_at`` to the claim's deadline, so a claim that is never
 finished (a lost message, a killed worker) makes the feed due again by itself.
 Each message carries its claim (the claim's time, ISO format); an import whose
 claim was cleared or replaced meanwhile does nothing. An import that finishes
-clears the claim as it writes the feed's next check.
+clears the claim as it writes the feed's next check (``release_claim``, the one
+fenced write of a next check), whatever its outcome.
 """
 
 from datetime import datetime, timedelta
@@ -15,6 +16,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from djangofeeds import conf
+from djangofeeds.fencing import write_fenced
 from djangofeeds.models import Feed
 
 
@@ -33,7 +35,7 @@ def claim_feeds(rows, *, limit=None, now=None):
     carries.
     """
     now = now or timezone.now()
-    timeout = timedelta(seconds=conf.DJANGOFEEDS_CLAIM_TIMEOUT)
+    timeout = claim_timeout()
     picked = (
         rows.filter(Q(claimed_at__isnull=True) | Q(claimed_at__lte=now - timeout))
         .order_by("next_check_at")
@@ -83,15 +85,27 @@ def release_claims(pks, claim):
     )
 
 
+def release_claim(feed, fence, *, next_check_at, **changes):
+    """The import of ``feed`` is over: clear its claim and store its next check, under ``fence``.
+
+    Raises ``StaleFence`` when a newer import holds the feed (it writes them).
+    """
+    write_fenced(feed, fence, claimed_at=None, next_check_at=next_check_at, **changes)
+
+
 def holds_claim(feed, claim):
     return feed.claimed_at is not None and feed.claimed_at == datetime.fromisoformat(claim)
+
+
+def claim_timeout():
+    """How long a claim holds: past it, the feed is due again and its claim counts no more."""
+    return timedelta(seconds=conf.DJANGOFEEDS_CLAIM_TIMEOUT)
 
 
 def unfinished_claims(now=None):
     """Claimed feeds whose import has not finished (queued or running), stale claims left out."""
     now = now or timezone.now()
-    timeout = timedelta(seconds=conf.DJANGOFEEDS_CLAIM_TIMEOUT)
-    return Feed.objects.filter(claimed_at__gt=now - timeout).count()
+    return Feed.objects.filter(claimed_at__gt=now - claim_timeout()).count()
 
 
 def release_every_claim():

@@ -1,7 +1,8 @@
 """When a feed is checked next: its publishing pace when healthy, a backoff when failing.
 
-Pure functions of what the importer saw; ``Importer.next_check`` adds what the
-server asked for (``max-age``, ``Retry-After``, ``<ttl>``).
+Pure functions of what the importer saw; ``next_check`` puts them together with
+what the server asked for (``max-age``, ``Retry-After``, ``<ttl>``). The claim
+stores the result (``claims.release_claim``).
 """
 
 import random
@@ -84,3 +85,18 @@ def backoff(errors):
         delay * random.uniform(1 - BACKOFF_JITTER, 1 + BACKOFF_JITTER),
         BACKOFF_CAP * random.uniform(1 - CAPPED_JITTER, 1),
     )
+
+
+def next_check(
+    now, *, errors=0, max_age=None, ttl_minutes=None, retry_after=None, rate=(None, None)
+):
+    """Next check: the feed's own pace or a backoff, pushed later (never earlier) by the server.
+
+    ``rate`` is ``(poll_interval, newest_entry_at)``, see ``publishing_rate``.
+    """
+    delay = backoff(errors) if errors else poll_delay(*rate, now=now)
+    for seconds in (max_age, retry_after, ttl_minutes and ttl_minutes * 60):
+        if seconds:
+            # Capped first: a server's 10**15 seconds must not overflow timedelta.
+            delay = max(delay, timedelta(seconds=min(seconds, BACKOFF_CAP.total_seconds())))
+    return now + min(delay, BACKOFF_CAP)

@@ -18,15 +18,15 @@ from django.dispatch import Signal
 # same bytes, every post unchanged).
 posts_stored = Signal()
 
-# Sent by the importer and djangofeeds.attempts when a healthy feed starts
+# Sent by djangofeeds.runs (record_failure) when a healthy feed starts
 # failing: its error count goes from 0 to 1. ``feed``, ``run`` (the failed
 # ImportRun), ``error`` (the run's error text).
 feed_failing = Signal()
 
-# Sent when an active feed is deactivated: by the importer (410 Gone, moved to
-# a URL that is already another feed) and by ``Feed.objects.deactivate()``
-# (the admin's "Deactivate" action). ``feed``, ``run`` (the ImportRun, None
-# when a person did it), ``reason`` (text).
+# Sent when an active feed is deactivated: by an import (djangofeeds.runs; 410
+# Gone, moved to a URL that is already another feed) and by
+# ``Feed.objects.deactivate()`` (the admin's "Deactivate" action). ``feed``,
+# ``run`` (the ImportRun, None when a person did it), ``reason`` (text).
 feed_deactivated = Signal()
 
 

@@ -221,6 +221,6 @@ def feed_dropped(sender, feed=None, instance=None, **kwargs):
 
 
 def send_unsubscribe(pk):
-    from djangofeeds.tasks import subscribe_feed  # the tasks module imports this one
+    from djangofeeds import dispatch  # it imports this module
 
-    subscribe_feed.delay(pk, "unsubscribe")
+    dispatch.subscribe(pk, "unsubscribe")

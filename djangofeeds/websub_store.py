@@ -10,11 +10,13 @@ import time
 
 from django.utils import timezone
 
-from djangofeeds import conf, websub
-from djangofeeds.importer import Importer, StaleFence, elapsed_ms, finish, new_run
-from djangofeeds.locks import CacheLock
+from djangofeeds import websub
+from djangofeeds.fencing import StaleFence
+from djangofeeds.importer import Importer, elapsed_ms
 from djangofeeds.models import Feed, Outcome, Subscription
 from djangofeeds.parse import NotAFeed, parse
+from djangofeeds.runner import feed_lock
+from djangofeeds.runs import finish_run, start_run
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +33,7 @@ class PushImporter(Importer):
     """
 
     def __init__(self, feed, run, fence, body, content_type):
-        super().__init__(feed, run, fence, None)
+        super().__init__(feed, run, fence)
         self.body, self.content_type = body, content_type
 
     def execute(self):
@@ -43,14 +45,14 @@ class PushImporter(Importer):
         except NotAFeed as exc:
             # The hub's mistake, not the feed's: recorded on the run, the feed's health unchanged.
             run.parse_ms, run.error = elapsed_ms(started), f"pushed content: {exc}"
-            return finish(feed, run, Outcome.FAILED)
+            return finish_run(feed, run, Outcome.FAILED)
         run.parse_ms = elapsed_ms(started)
         run.warning = parsed.warning
         started = time.perf_counter()
-        run.created, run.updated = self.store_posts(parsed.entries, parsed.categories)
+        run.created, run.updated = self.posts.store(parsed.entries, parsed.categories)
         if run.created:
-            self.prune(parsed.entries, run.created)
-        self.claim(last_success_at=self.now)
+            self.posts.prune(parsed.entries, run.created)
+        self.write(last_success_at=self.now)
         run.store_ms = elapsed_ms(started)
         return self.imported()
 
@@ -62,27 +64,22 @@ def run_push(subscription_id, body, content_type, *, task_name, task_id="", work
     stored). Raises ``LockBusy`` while another worker imports the feed, and
     ``LockUnavailable`` when the lock cache is unreachable: the caller retries.
     """
-    from djangofeeds.tasks import lock_key  # the task module imports this one
-
     subscription = Subscription.objects.select_related("feed").filter(pk=subscription_id).first()
     if subscription is None or subscription.feed is None or not subscription.feed.is_active:
         logger.info("push for subscription %s ignored: no active feed", subscription_id)
         return None
     url = subscription.feed.url
-    key = lock_key(task_name, url)
-    expire, lock_cache = conf.DJANGOFEEDS_LOCK_EXPIRE, conf.DJANGOFEEDS_LOCK_CACHE
-    with CacheLock(key, expire=expire, using=lock_cache) as lock:
+    with feed_lock(task_name, url) as lock:
         if not lock.acquired:
             raise LockBusy(url)
         with lock.keep_alive():
             feed = Feed.objects.next_fence(url)
-            run = new_run(feed, task_id=task_id, worker=worker, pushed=True)
+            run = start_run(feed, task_id=task_id, worker=worker, pushed=True)
             importer = PushImporter(feed, run, feed.fence, body, content_type)
             try:
                 result = importer.execute()
             except StaleFence:
-                run.error = "a newer import of this feed took over (the lock's lease had run out)"
-                return finish(feed, run, Outcome.FAILED)
+                return importer.refused()
             subscription.last_push_at = timezone.now()
             subscription.save(update_fields=["last_push_at"])
             if subscription.pushing():  # a lapsed lease's late push does not slow polling

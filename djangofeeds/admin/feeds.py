@@ -10,9 +10,9 @@ from django.utils.translation import ngettext
 
 from djangofeeds.admin.common import URL_FIELDS, count_of
 from djangofeeds.admin.websub import SubscriptionInline, push_state
+from djangofeeds.dispatch import enqueue_imports
 from djangofeeds.forms import FeedAddForm
 from djangofeeds.models import Feed, Post
-from djangofeeds.tasks import enqueue_imports
 
 # Import runs shown on a feed's change page; the rest are one click away.
 RECENT_RUNS = 10

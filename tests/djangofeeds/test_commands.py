@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
-from djangofeeds.tasks import import_feed, lock_key
+from djangofeeds.runner import lock_key
+from djangofeeds.tasks import import_feed
 from localservers.feed_server import numbered_items, rss
 from project.celery import app as celery_app
 from tests.factories import FeedFactory

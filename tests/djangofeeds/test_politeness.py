@@ -11,10 +11,12 @@ from django.core.cache import cache
 from django.utils import timezone
 
 import djangofeeds
+from djangofeeds.dispatch import enqueue_imports
 from djangofeeds.fetch import fetch
 from djangofeeds.models import Feed, ImportRun, Outcome
 from djangofeeds.politeness import HostBusy, of_host, take_slot, user_agent
-from djangofeeds.tasks import enqueue_imports, import_feed, lock_key, run_import
+from djangofeeds.runner import lock_key, run_import
+from djangofeeds.tasks import import_feed
 from localservers.feed_server import numbered_items, rss
 from localservers.polite_server import CountingServer
 from localservers.processes import WatchedProcess

@@ -5,7 +5,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from djangofeeds import conf
-from djangofeeds.schedule import BACKOFF_CAP, backoff, poll_delay, publishing_rate
+from djangofeeds.schedule import BACKOFF_CAP, backoff, next_check, poll_delay, publishing_rate
 
 
 def test_adaptive_interval_stays_within_its_bounds(settings):
@@ -59,3 +59,17 @@ def test_backoff_doubles_with_each_error_and_stays_under_the_cap():
             <= timedelta(minutes=6) * 2 ** (errors - 1)
         )
     assert all(backoff(errors) <= BACKOFF_CAP for errors in (20, 100, 10**6))
+
+
+def test_next_check_is_pushed_later_never_earlier_by_the_server_and_capped(settings):
+    """max-age, Retry-After and ttl only delay the pace; a failing feed backs off; 24 h at most."""
+    settings.DJANGOFEEDS_REFRESH_INTERVAL = 3600
+    now = timezone.now()
+
+    assert next_check(now) == now + timedelta(hours=1)
+    assert next_check(now, max_age=60, retry_after=30, ttl_minutes=1) == now + timedelta(hours=1)
+    assert next_check(now, retry_after=7200) == now + timedelta(hours=2)
+    assert next_check(now, ttl_minutes=180) == now + timedelta(hours=3)
+    assert next_check(now, max_age=10**15) == now + BACKOFF_CAP
+    failing = next_check(now, errors=1) - now
+    assert timedelta(minutes=4) <= failing <= timedelta(minutes=6)

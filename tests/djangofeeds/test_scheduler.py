@@ -11,9 +11,11 @@ from django.core.cache import cache
 from django.db import OperationalError, connection, connections
 from django.utils import timezone
 
-from djangofeeds import conf, tasks
+from djangofeeds import conf, dispatch, runner
+from djangofeeds.dispatch import enqueue_imports
 from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
-from djangofeeds.tasks import enqueue_imports, import_feed, lock_key, refresh_feeds
+from djangofeeds.runner import lock_key
+from djangofeeds.tasks import import_feed, refresh_feeds
 from localservers.feed_server import numbered_items, rss
 from localservers.waiting import wait_until
 from project.celery import app as celery_app
@@ -59,23 +61,11 @@ def test_a_stale_claim_is_claimed_again_and_its_old_message_does_nothing(
     assert Feed.objects.get().claimed_at is None
 
 
-def test_import_now_uses_the_schedulers_claim(purge_queues):
-    """A feed the tick queued is not queued again by "Import now", and the other way round."""
-    make_feeds(3)
-    first_url, *others = Feed.objects.order_by("pk").values_list("url", flat=True)
-    queued, waiting = enqueue_imports([first_url])
-    assert [url for url, _ in queued] == [first_url] and waiting == []
-
-    assert refresh_feeds.apply().get()["queued"] == 2
-    queued, waiting = enqueue_imports([first_url, *others])
-    assert queued == [] and waiting == [first_url, *others]
-
-
 def test_a_broker_failure_mid_tick_leaves_no_stuck_claim_and_sends_nothing_twice(
     private_broker, monkeypatch
 ):
     """Redis dies after 3 of 10 messages: those 3 stay claimed, the 7 others are due at once."""
-    monkeypatch.setattr(tasks, "PUBLISH_CHUNK", 3)  # 3 messages per pipeline
+    monkeypatch.setattr(dispatch, "PUBLISH_CHUNK", 3)  # 3 messages per pipeline
     make_feeds(10)
     client = redis.Redis.from_url(private_broker.url)
     queue = redis_list_key("feeds")
@@ -120,7 +110,7 @@ def test_a_lost_database_connection_is_recorded_in_words(feed_server, monkeypatc
     if connection.vendor not in ("postgresql", "mysql"):
         pytest.skip("kills its own PostgreSQL or MariaDB/MySQL connection (SQLite has none)")
     url = feed_server.serve("/db.xml", rss(numbered_items(1)))
-    real_importer = tasks.fetch_and_store
+    real_importer = runner.fetch_and_store
 
     def lose_the_connection(*args, **kwargs):
         with connections["default"].cursor() as cursor:
@@ -132,7 +122,7 @@ def test_a_lost_database_connection_is_recorded_in_words(feed_server, monkeypatc
                     cursor.execute(f"KILL CONNECTION {cursor.fetchone()[0]:d}")
         return real_importer(*args, **kwargs)
 
-    monkeypatch.setattr(tasks, "fetch_and_store", lose_the_connection)
+    monkeypatch.setattr(runner, "fetch_and_store", lose_the_connection)
 
     outcome = import_feed.apply(args=[url])
 
@@ -146,14 +136,14 @@ def test_a_lost_database_connection_is_recorded_in_words(feed_server, monkeypatc
 def test_a_crash_record_never_overwrites_a_newer_import(feed_server, monkeypatch):
     """An import that crashes after a newer one took over leaves the newer one's status."""
     url = feed_server.serve("/fenced.xml", rss(numbered_items(2)))
-    real_importer = tasks.fetch_and_store
+    real_importer = runner.fetch_and_store
 
     def newer_import_then_crash(feed, *args, **kwargs):
         newer = Feed.objects.next_fence(feed.url)  # a newer lock holder (the old lease ran out)
         real_importer(newer, fence=newer.fence)
         raise RuntimeError("stalled worker woke up and crashed")
 
-    monkeypatch.setattr(tasks, "fetch_and_store", newer_import_then_crash)
+    monkeypatch.setattr(runner, "fetch_and_store", newer_import_then_crash)
 
     outcome = import_feed.apply(args=[url])
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from djangofeeds.attempts import record_crash
 from djangofeeds.models import Feed
+from djangofeeds.runs import record_crash
 from djangofeeds.signals import feed_deactivated, feed_failing, posts_stored
 from localservers.feed_server import numbered_items, rss
 from tests.support.importing import import_url

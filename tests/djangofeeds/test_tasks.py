@@ -2,17 +2,17 @@
 
 import logging
 import time
-from hashlib import md5
 
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from djangofeeds import conf, tasks
+from djangofeeds import conf, runner, tasks
 from djangofeeds.claims import claim_feeds
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
-from djangofeeds.tasks import import_feed, lock_key, refresh_feeds
+from djangofeeds.runner import lock_key
+from djangofeeds.tasks import import_feed, refresh_feeds
 from localservers.feed_server import numbered_items, rss
 from localservers.workers import queue_name
 from project.celery import app as celery_app
@@ -25,14 +25,6 @@ def purge_queues():
     """Tasks published here are not for the workers of later tests."""
     yield
     celery_app.control.purge()
-
-
-def test_lock_key_is_the_cookbooks():
-    """The lock key is the Celery cookbook's: task name, "-lock-", md5 of the URL."""
-    url = "http://example.com/feed.xml"
-    assert lock_key(import_feed.name, url) == (
-        f"djangofeeds.tasks.import_feed-lock-{md5(url.encode()).hexdigest()}"
-    )
 
 
 def test_import_feed_task_limits_sit_below_the_lock_expiry():
@@ -260,7 +252,7 @@ def test_import_feed_task_records_unexpected_errors_on_the_feed(feed_server, mon
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(tasks, "fetch_and_store", broken)
+    monkeypatch.setattr(runner, "fetch_and_store", broken)
 
     outcome = import_feed.apply(args=[url])
 

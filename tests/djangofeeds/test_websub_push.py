@@ -11,7 +11,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from djangofeeds.models import Feed, ImportRun, Post, Subscription
-from djangofeeds.tasks import run_import, store_push
+from djangofeeds.runner import run_import
+from djangofeeds.tasks import store_push
 from localservers.feed_server import numbered_items, rss
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -19,7 +19,8 @@ from django.db.models import Sum
 
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
 from djangofeeds.parsed import sha256
-from djangofeeds.tasks import import_feed, lock_key, run_import
+from djangofeeds.runner import lock_key, run_import
+from djangofeeds.tasks import import_feed
 from localservers.feed_server import numbered_items, rss
 from localservers.waiting import wait_until
 from localservers.workers import WorkerProcess

@@ -9,7 +9,8 @@ from django.db import connection
 
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import ImportRun, Outcome, Post
-from djangofeeds.tasks import import_feed, lock_key
+from djangofeeds.runner import lock_key
+from djangofeeds.tasks import import_feed
 from localservers.feed_server import numbered_items, rss
 from localservers.waiting import wait_until
 from tests.support.workers import feeds_worker

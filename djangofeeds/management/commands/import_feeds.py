@@ -7,9 +7,11 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
+from djangofeeds.dispatch import IMPORT_FEED, enqueue_imports
 from djangofeeds.locks import LockUnavailable
 from djangofeeds.models import Feed, Outcome
-from djangofeeds.tasks import enqueue_imports, failed_reply, import_feed, reply, run_import
+from djangofeeds.runner import run_import
+from djangofeeds.runs import failed_reply, reply
 
 
 class Command(BaseCommand):
@@ -68,7 +70,7 @@ class Command(BaseCommand):
         results = []
         for url in urls:
             try:
-                result = reply(run_import(url, task_name=import_feed.name, worker="manage.py"))
+                result = reply(run_import(url, task_name=IMPORT_FEED, worker="manage.py"))
             except LockUnavailable as exc:
                 result = failed_reply(url, str(exc))
             results.append(result)

@@ -83,8 +83,8 @@ def run_tasks():
 
     from blog.models import Comment, Entry
     from blog.tasks import spam_filter
+    from djangofeeds.dispatch import enqueue_imports
     from djangofeeds.retention import cleanup
-    from djangofeeds.tasks import enqueue_imports
 
     entry = Entry.objects.create(title="Hello", slug="hello", body="Hi", is_published=True)
     comment = Comment.objects.create(entry=entry, name="Ann", comment="Nice post", user_ip="::1")

@@ -1,10 +1,10 @@
-"""djangofeeds.attempts: the records of attempts the importer never ran to its end."""
+"""djangofeeds.runs: every attempt's run, and the feed's failure write."""
 
 import pytest
 from django.utils import timezone
 
-from djangofeeds.attempts import crash_message, record_attempt, record_crash
 from djangofeeds.models import Feed, ImportRun, Outcome
+from djangofeeds.runs import crash_message, record_attempt, record_crash
 
 pytestmark = pytest.mark.django_db
 

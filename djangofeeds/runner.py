@@ -1,0 +1,107 @@
+"""Running one import, in a worker or not: the feed's lock, its claim, its host, the importer.
+
+The path of ``import_feed``, of ``import_feeds --sync`` and of an eager task.
+What surrounds the importer is here: the lock and its fencing number, the
+skips (lock held, claim replaced, host deferring), the host's slot, a crash's
+record, WebSub's bookkeeping after a poll. The records are ``runs``'.
+"""
+
+import time
+from hashlib import md5
+
+from celery.exceptions import SoftTimeLimitExceeded
+from django.db import transaction
+
+from djangofeeds import conf, dispatch, websub
+from djangofeeds.claims import holds_claim
+from djangofeeds.importer import fetch_and_store
+from djangofeeds.locks import CacheLock
+from djangofeeds.models import Feed
+from djangofeeds.politeness import HostBusy, busy_wait, deferred_until, heed, host_of, host_slot
+from djangofeeds.runs import crash_message, record_crash, record_skip, record_stop
+
+LOCK_HELD = "another worker is importing this feed"
+CLAIM_REPLACED = "already imported since it was queued (its claim was replaced)"
+
+
+class ImportCrashed(Exception):
+    """An import ended with an unexpected error, already recorded on the feed and its run."""
+
+
+class Skipped(Exception):
+    """The import stops before its fetch: ``args`` say why, and ``(feed, until)`` if deferred."""
+
+
+def lock_key(task_name, url):
+    """The Cookbook's key: the task name and the MD5 of the URL (of its bytes)."""
+    return f"{task_name}-lock-{md5(url.encode()).hexdigest()}"
+
+
+def feed_lock(task_name, url):
+    """The lock of ``url``'s feed, which its imports and its pushes take (not yet acquired)."""
+    expire, lock_cache = conf.DJANGOFEEDS_LOCK_EXPIRE, conf.DJANGOFEEDS_LOCK_CACHE
+    return CacheLock(lock_key(task_name, url), expire=expire, using=lock_cache)
+
+
+def run_import(url, *, wait_for_host=True, **options):
+    """Import ``url`` (see ``import_under_lock``), waiting here while its host is busy.
+
+    The path of ``import_feeds --sync`` and of an eager task: the caller's own
+    process waits. A worker passes ``wait_for_host=False`` and gets
+    ``HostBusy``: it requeues the feed instead of sleeping in a pool process.
+    """
+    waits = 0
+    while True:
+        try:
+            return import_under_lock(url, **options)
+        except HostBusy:
+            if not wait_for_host:
+                raise
+            time.sleep(busy_wait(waits))
+            waits += 1
+
+
+def import_under_lock(url, *, task_name, claim=None, progress=None, time_limit=None, **recorded):
+    """Import ``url`` under its lock and one of its host's slots.
+
+    Returns the importer's ``ImportResult``: outcome ``skipped`` when another
+    worker holds the lock, when ``claim`` (the message's) is no longer the
+    feed's (the feed was imported since it was queued), or when the feed's host
+    asked to wait (``Retry-After``: the feed is due again then). Raises
+    ``HostBusy`` when the host has ``DJANGOFEEDS_MAX_PER_HOST`` imports running,
+    and ``LockUnavailable`` when the lock's cache cannot be reached: without a
+    lock nothing is imported. An unexpected error is recorded on the feed under
+    the import's fencing number, then raised as ``ImportCrashed``; one stopped
+    by the soft ``time_limit`` (seconds) is recorded so and returned.
+    ``recorded`` goes on the run (``runs.start_run``).
+    """
+    with feed_lock(task_name, url) as lock:
+        try:
+            if not lock.acquired:
+                raise Skipped(LOCK_HELD)
+            with lock.keep_alive():
+                feed = Feed.objects.next_fence(url)
+                fence = feed.fence
+                if claim is not None and not holds_claim(feed, claim):
+                    raise Skipped(CLAIM_REPLACED)
+                until = deferred_until(url)
+                if until:
+                    when = until.isoformat(timespec="seconds")
+                    waiting = f"{host_of(url)} asked to wait until {when} (Retry-After)"
+                    raise Skipped(waiting, (feed, until))
+                with host_slot(url):  # HostBusy if none is free (the feed lock is released)
+                    try:
+                        result = fetch_and_store(feed, fence=fence, progress=progress, **recorded)
+                    except SoftTimeLimitExceeded:
+                        return record_stop(url, time_limit, fence=fence, **recorded)
+                    except Exception as exc:
+                        error = crash_message(exc)
+                        record_crash(url, error, fence=fence, **recorded)
+                        raise ImportCrashed(error) from exc
+                heed(url, result.run.http_status, result.retry_after)
+                subscribe_to = websub.after_poll(result, fence)  # WebSub: pace, a new hub
+                if subscribe_to:
+                    transaction.on_commit(lambda: dispatch.subscribe(subscribe_to), robust=True)
+                return result
+        except Skipped as skipped:  # one record of a skip, whatever the reason
+            return record_skip(url, *skipped.args, **recorded)
