@@ -22,6 +22,9 @@ Guarantees:
   with ``False``; the meta commands used here always answer with a status line,
   so a missing answer can only mean the server is down.)
 
+``CacheSemaphore`` is ``size`` such leases under one name: at most ``size``
+holders at once (a host's fetch slots).
+
 Limits: a lease is time-based. A holder paused for longer than its lease (a
 stopped VM, a long GC) may still be running when a second holder starts.
 Fencing numbers (``Feed.objects.next_fence``) make the stale holder's writes
@@ -40,7 +43,7 @@ import time
 from djangofeeds import lease_keeper
 from djangofeeds.lock_backends import LockUnavailable, backend_for
 
-__all__ = ["CacheLock", "LockUnavailable"]
+__all__ = ["CacheLock", "CacheSemaphore", "LockUnavailable"]
 
 logger = logging.getLogger(__name__)
 
@@ -127,3 +130,43 @@ class CacheLock:
             yield self
         finally:
             lease_keeper.keeper.remove(self)
+
+
+class CacheSemaphore:
+    """``size`` leases on ``<key>-0`` to ``<key>-<size - 1>``: at most ``size`` holders at once.
+
+    Each lease is a ``CacheLock``, with its guarantees and its limits: taken
+    with an atomic add, released only by its owner, renewed by ``keep_alive``.
+    """
+
+    def __init__(self, key, size, *, expire, using="default"):
+        self.key = key
+        self.size = size
+        self.expire = expire
+        self.using = using
+        self.lease = None  # the CacheLock held, once acquired
+
+    def __repr__(self):
+        return f"<CacheSemaphore {self.key} {'held' if self.acquired else 'not held'}>"
+
+    @property
+    def acquired(self):
+        return self.lease is not None
+
+    def acquire(self):
+        """Take the first free lease; return whether one was free."""
+        for index in range(self.size):
+            lease = CacheLock(f"{self.key}-{index}", expire=self.expire, using=self.using)
+            if lease.acquire():
+                self.lease = lease
+                return True
+        return False
+
+    def keep_alive(self, interval=None):
+        """Renew the lease held while the block runs (``CacheLock.keep_alive``)."""
+        return self.lease.keep_alive(interval)
+
+    def release(self):
+        """Give the lease back if we still own it; return whether we did."""
+        lease, self.lease = self.lease, None
+        return lease is not None and lease.release()

@@ -1,10 +1,13 @@
 """Politeness towards the hosts feeds live on: few fetches at once, their Retry-After, our name.
 
+- ``HostVisit``: an import's one entry here. It asks the host's deferral, takes
+  a slot for the fetch, and heeds the host's answer.
 - Slots: at most ``DJANGOFEEDS_MAX_PER_HOST`` imports of one host's feeds run at
-  once, across every worker. Slot ``i`` of a host is a ``CacheLock`` on
-  ``djangofeeds-host-<md5(host)>-<i>`` in the lock cache: an atomic add with an
-  expiry, released only by its owner, renewed while the import runs. A killed
-  worker's slot comes back when its lease (``SLOT_LEASE`` at most) runs out.
+  once, across every worker: the host's ``CacheSemaphore``. Slot ``i`` of a host
+  is a ``CacheLock`` on ``djangofeeds-host-<md5(host)>-<i>`` in the lock cache:
+  an atomic add with an expiry, released only by its owner, renewed while the
+  import runs. A killed worker's slot comes back when its lease (``SLOT_LEASE``
+  at most) runs out.
 - Deferral: a 429 or 503 with ``Retry-After`` defers every feed of the host
   until then: the time is kept in the lock cache (the task asks before it
   fetches) and written as ``next_check_at`` on the host's idle feeds (so the
@@ -29,7 +32,7 @@ from django.utils import timezone
 
 import djangofeeds
 from djangofeeds import conf
-from djangofeeds.locks import CacheLock
+from djangofeeds.locks import CacheSemaphore
 from djangofeeds.models import Feed
 
 logger = logging.getLogger(__name__)
@@ -58,43 +61,67 @@ class HostBusy(Exception):
         self.host = host
 
 
+class HostDeferred(Exception):
+    """The feed's host asked to wait (Retry-After): nothing is fetched there before ``until``."""
+
+    def __init__(self, host, until):
+        when = until.isoformat(timespec="seconds")
+        super().__init__(f"{host} asked to wait until {when} (Retry-After)")
+        self.until = until
+
+
 def host_of(url):
     """The host name of ``url``, lower case ("" if it has none)."""
     return urlsplit(url).hostname or ""
 
 
-def host_key(host, suffix):
-    return f"djangofeeds-host-{md5(host.encode()).hexdigest()}-{suffix}"
+def host_key(host, suffix=None):
+    """The lock cache's key of ``host`` (its slots add ``-<i>``), or of its ``suffix``."""
+    key = f"djangofeeds-host-{md5(host.encode()).hexdigest()}"
+    return key if suffix is None else f"{key}-{suffix}"
 
 
-def take_slot(url, *, lease=None):
-    """One of the free slots of ``url``'s host, held (a ``CacheLock``), or None if none is free.
-
-    Raises ``LockUnavailable`` when the lock cache cannot be reached.
-    """
-    host = host_of(url)
+def host_slots(url, *, lease=None):
+    """The slots of ``url``'s host, not taken yet: ``DJANGOFEEDS_MAX_PER_HOST`` leases."""
+    key, size = host_key(host_of(url)), conf.DJANGOFEEDS_MAX_PER_HOST
     lease = lease or min(SLOT_LEASE, conf.DJANGOFEEDS_LOCK_EXPIRE)
-    for index in range(conf.DJANGOFEEDS_MAX_PER_HOST):
-        slot = CacheLock(host_key(host, index), expire=lease, using=conf.DJANGOFEEDS_LOCK_CACHE)
-        if slot.acquire():
-            return slot
-    return None
+    return CacheSemaphore(key, size, expire=lease, using=conf.DJANGOFEEDS_LOCK_CACHE)
 
 
-@contextlib.contextmanager
-def host_slot(url):
-    """Hold one of ``url``'s host's slots for the block, renewed while it runs.
+class HostVisit:
+    """An import's visit to its feed's host, as the host allows: ``with HostVisit(url) as visit``.
 
-    Raises ``HostBusy`` when none is free.
+    Entering asks the host's Retry-After (``HostDeferred`` while it runs) and
+    takes one of its slots (``HostBusy`` when none is free, ``LockUnavailable``
+    when the lock cache cannot be reached), renewed while the block runs.
+    Leaving gives the slot back, then heeds what the host ``answered``.
     """
-    slot = take_slot(url)
-    if slot is None:
-        raise HostBusy(host_of(url))
-    try:
-        with slot.keep_alive():
-            yield slot
-    finally:
-        slot.release()
+
+    def __init__(self, url):
+        self.url = url
+        self.host = host_of(url)
+        self.slots = host_slots(url)
+        self.answer = None  # (HTTP status, Retry-After seconds), once the host answered
+        self._held = contextlib.ExitStack()
+
+    def __enter__(self):
+        until = deferred_until(self.url)
+        if until:
+            raise HostDeferred(self.host, until)
+        if not self.slots.acquire():
+            raise HostBusy(self.host)
+        self._held.callback(self.slots.release)
+        self._held.enter_context(self.slots.keep_alive())
+        return self
+
+    def __exit__(self, *exc_info):
+        self._held.close()  # the renewal stops, then the slot is released
+        if self.answer:
+            heed(self.url, *self.answer)
+
+    def answered(self, status, retry_after):
+        """What the host answered the fetch: heeded as the visit ends."""
+        self.answer = (status, retry_after)
 
 
 def busy_wait(waits):

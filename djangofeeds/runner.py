@@ -2,8 +2,9 @@
 
 The path of ``import_feed``, of ``import_feeds --sync`` and of an eager task.
 What surrounds the importer is here: the lock and its fencing number, the
-skips (lock held, claim replaced, host deferring), the host's slot, a crash's
-record, WebSub's bookkeeping after a poll. The records are ``runs``'.
+skips (lock held, claim replaced, host deferring), a crash's record, WebSub's
+bookkeeping after a poll. The host (its deferral, its slot, its answer) is
+``politeness.HostVisit``'s; the records are ``runs``'.
 """
 
 import time
@@ -17,7 +18,7 @@ from djangofeeds.claims import holds_claim
 from djangofeeds.importer import fetch_and_store
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import Feed
-from djangofeeds.politeness import HostBusy, busy_wait, deferred_until, heed, host_of, host_slot
+from djangofeeds.politeness import HostBusy, HostDeferred, HostVisit, busy_wait
 from djangofeeds.runs import crash_message, record_crash, record_skip, record_stop
 
 LOCK_HELD = "another worker is importing this feed"
@@ -84,12 +85,8 @@ def import_under_lock(url, *, task_name, claim=None, progress=None, time_limit=N
                 fence = feed.fence
                 if claim is not None and not holds_claim(feed, claim):
                     raise Skipped(CLAIM_REPLACED)
-                until = deferred_until(url)
-                if until:
-                    when = until.isoformat(timespec="seconds")
-                    waiting = f"{host_of(url)} asked to wait until {when} (Retry-After)"
-                    raise Skipped(waiting, (feed, until))
-                with host_slot(url):  # HostBusy if none is free (the feed lock is released)
+                # HostDeferred: a skip; HostBusy: no slot free (raised, the feed lock released)
+                with HostVisit(url) as visit:
                     try:
                         result = fetch_and_store(feed, fence=fence, progress=progress, **recorded)
                     except SoftTimeLimitExceeded:
@@ -98,10 +95,12 @@ def import_under_lock(url, *, task_name, claim=None, progress=None, time_limit=N
                         error = crash_message(exc)
                         record_crash(url, error, fence=fence, **recorded)
                         raise ImportCrashed(error) from exc
-                heed(url, result.run.http_status, result.retry_after)
+                    visit.answered(result.run.http_status, result.retry_after)
                 subscribe_to = websub.after_poll(result, fence)  # WebSub: pace, a new hub
                 if subscribe_to:
                     transaction.on_commit(lambda: dispatch.subscribe(subscribe_to), robust=True)
                 return result
+        except HostDeferred as deferred:  # due again when the host allows
+            return record_skip(url, str(deferred), (feed, deferred.until), **recorded)
         except Skipped as skipped:  # one record of a skip, whatever the reason
             return record_skip(url, *skipped.args, **recorded)

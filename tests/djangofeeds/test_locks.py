@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from djangofeeds.lock_backends import MemcachedMeta
-from djangofeeds.locks import CacheLock
+from djangofeeds.locks import CacheLock, CacheSemaphore
 
 pytestmark = pytest.mark.django_db
 
@@ -121,3 +121,16 @@ def test_lock_context_manager_releases(lock_cache):
         assert not CacheLock(KEY, expire=30).acquire()
 
     assert CacheLock(KEY, expire=30).acquire()
+
+
+def test_semaphore_admits_size_holders_and_takes_back_a_released_lease(lock_cache):
+    """Two leases: two holders, the third refused until one releases; keys ``<key>-<i>``."""
+    holders = [CacheSemaphore(KEY, 2, expire=30) for _ in range(3)]
+
+    assert [holder.acquire() for holder in holders] == [True, True, False]
+    assert [holder.lease.key for holder in holders[:2]] == [f"{KEY}-0", f"{KEY}-1"]
+    assert holders[0].release() and not holders[0].acquired
+    assert holders[2].acquire() and holders[2].lease.key == f"{KEY}-0"
+    assert not holders[0].release()  # nothing held: nothing to give back
+    for holder in holders[1:]:
+        assert holder.release()

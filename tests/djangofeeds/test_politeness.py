@@ -14,7 +14,7 @@ import djangofeeds
 from djangofeeds.dispatch import enqueue_imports
 from djangofeeds.fetch import fetch
 from djangofeeds.models import Feed, ImportRun, Outcome
-from djangofeeds.politeness import HostBusy, of_host, take_slot, user_agent
+from djangofeeds.politeness import HostBusy, host_slots, of_host, user_agent
 from djangofeeds.runner import lock_key, run_import
 from djangofeeds.tasks import import_feed
 from localservers.feed_server import numbered_items, rss
@@ -24,6 +24,12 @@ from localservers.waiting import wait_until
 from localservers.workers import WorkerProcess
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def take_slot(url, **lease):
+    """One of ``url``'s host's slots, held, or None if none is free."""
+    slots = host_slots(url, **lease)
+    return slots if slots.acquire() else None
 
 
 @pytest.fixture
@@ -79,9 +85,9 @@ def test_host_slots_limit_concurrent_fetches_across_worker_processes(slow_server
 HOLDER = """
 import django, sys, time
 django.setup()
-from djangofeeds.politeness import take_slot
-slots = [take_slot(sys.argv[1], lease=int(sys.argv[2])) for _ in range(2)]
-print("held" if all(slots) else "refused", flush=True)
+from djangofeeds.politeness import host_slots
+slots = [host_slots(sys.argv[1], lease=int(sys.argv[2])) for _ in range(2)]
+print("held" if all([slot.acquire() for slot in slots]) else "refused", flush=True)
 time.sleep(120)
 """
 
