@@ -14,7 +14,14 @@ import djangofeeds
 from djangofeeds.dispatch import enqueue_imports
 from djangofeeds.fetch import fetch
 from djangofeeds.models import Feed, ImportRun, Outcome
-from djangofeeds.politeness import HostBusy, host_slots, of_host, user_agent
+from djangofeeds.politeness import (
+    HostBusy,
+    HostDeferred,
+    HostVisit,
+    host_slots,
+    of_host,
+    user_agent,
+)
 from djangofeeds.runner import lock_key, run_import
 from djangofeeds.tasks import import_feed
 from localservers.feed_server import numbered_items, rss
@@ -129,6 +136,23 @@ def test_import_on_a_busy_host_raises_host_busy_without_fetching(feed_server, ho
     for slot in slots:
         slot.release()
     assert run_import(url, task_name=import_feed.name).outcome == Outcome.IMPORTED
+
+
+def test_host_visit_holds_a_slot_for_its_block_then_heeds_the_answer(host_cache, settings):
+    """A visit holds one of its host's slots while its block runs and gives it back after,
+    then heeds what the host answered: after a 429 with Retry-After, the host is deferred."""
+    settings.DJANGOFEEDS_MAX_PER_HOST = 1
+    url = "https://feeds.example.org/a.xml"
+    with HostVisit(url) as visit:
+        with pytest.raises(HostBusy, match="already has 1 imports running"), HostVisit(url):
+            pass
+        visit.answered(429, 120)
+
+    waits = r"feeds\.example\.org asked to wait until"
+    with pytest.raises(HostDeferred, match=waits) as deferred, HostVisit(f"{url}?other"):
+        pass
+    assert deferred.value.until > timezone.now() + timedelta(seconds=110)
+    assert take_slot(url).release()  # the first visit's slot came back
 
 
 @pytest.mark.parametrize("status", [429, 503])
