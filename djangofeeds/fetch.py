@@ -16,9 +16,15 @@ import httpx
 from djangofeeds import conf
 from djangofeeds.addresses import check_url, host_header, pinned
 from djangofeeds.fetch_errors import FeedGone, FetchError, TransientFetchError
-from djangofeeds.politeness import user_agent
 from djangofeeds.server_waits import max_age, retry_after
-from djangofeeds.transport import DEADLINE_TIMEOUTS, deadline_at, shared_client, time_left, too_slow
+from djangofeeds.transport import (
+    DEADLINE_TIMEOUTS,
+    deadline_at,
+    shared_client,
+    time_left,
+    too_slow,
+    user_agent,
+)
 
 # What the importer and the tests import from here.
 __all__ = ["FeedGone", "FetchError", "Fetched", "TransientFetchError", "fetch"]

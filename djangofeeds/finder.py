@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from djangofeeds.discovery import FeedLink, feed_links, is_html_page
 from djangofeeds.fetch import FeedGone, FetchError, TransientFetchError, fetch, shorten
-from djangofeeds.models import Feed, InvalidFeedURL, feed_url_problem
+from djangofeeds.models.validators import InvalidFeedURL, feed_url_problem
 from djangofeeds.parse import parse
 from djangofeeds.parsed import NotAFeed
 
@@ -80,14 +80,3 @@ def page_feeds(page, body, content_type):
             f"({shorten(first.url)}: {problems[first.url]})"
         )
     return usable
-
-
-def find(url):
-    """``discover(url)``, except that a URL already subscribed is taken as a feed, unfetched."""
-    url = url.strip()
-    problem = feed_url_problem(url)
-    if problem:
-        raise InvalidFeedURL(problem)
-    if Feed.objects.filter(url=url).exists():
-        return Discovery.as_given(url)
-    return discover(url)

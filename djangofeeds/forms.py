@@ -3,7 +3,6 @@
 from django import forms
 from django.core.exceptions import ValidationError
 
-from djangofeeds.finder import find
 from djangofeeds.models import Feed, InvalidFeedURL
 
 
@@ -25,7 +24,7 @@ class FeedAddForm(forms.ModelForm):
     def clean_url(self):
         url = self.cleaned_data["url"]
         try:
-            self.found = find(url)
+            self.found = Feed.objects.find(url)
         except InvalidFeedURL as exc:
             raise ValidationError(str(exc)) from exc
         feeds = self.found.feeds

@@ -1,4 +1,4 @@
-"""Politeness towards the hosts feeds live on: few fetches at once, their Retry-After, our name.
+"""Politeness towards the hosts feeds live on: few fetches at once, their Retry-After.
 
 - ``HostVisit``: an import's one entry here. It asks the host's deferral, takes
   a slot for the fetch, and heeds the host's answer.
@@ -12,7 +12,6 @@
   until then: the time is kept in the lock cache (the task asks before it
   fetches) and written as ``next_check_at`` on the host's idle feeds (so the
   scheduler does not even queue them).
-- ``user_agent()``: the product, its version and the operator's contact.
 
 A feed's host is its URL's host name (the port is not part of it: two ports
 of one machine share its capacity). Redirects are not followed here: a feed
@@ -30,7 +29,6 @@ from django.core.cache import caches
 from django.db.models import Q
 from django.utils import timezone
 
-import djangofeeds
 from djangofeeds import conf
 from djangofeeds.locks import CacheSemaphore
 from djangofeeds.models import Feed
@@ -182,10 +180,3 @@ def of_host(host):
         for after in "/:?#":
             found |= Q(url__istartswith=base + after)
     return found
-
-
-def user_agent():
-    """``djangofeeds/<version>``, and ``(+<contact>)`` if DJANGOFEEDS_USER_AGENT_CONTACT is set."""
-    product = f"djangofeeds/{djangofeeds.__version__}"
-    contact = conf.DJANGOFEEDS_USER_AGENT_CONTACT
-    return f"{product} (+{contact})" if contact else product

@@ -14,6 +14,7 @@ import time
 import httpcore
 import httpx
 
+import djangofeeds
 from djangofeeds import conf
 from djangofeeds.addresses import UnreadableURL, read_url
 from djangofeeds.fetch_errors import FetchError, TransientFetchError
@@ -161,3 +162,10 @@ class DeadlineBackend(httpcore.NetworkBackend):
 
     def sleep(self, seconds):
         self.backend.sleep(seconds)
+
+
+def user_agent():
+    """Our name to every host: ``djangofeeds/<version>``, and ``(+<contact>)`` if one is set."""
+    product = f"djangofeeds/{djangofeeds.__version__}"
+    contact = conf.DJANGOFEEDS_USER_AGENT_CONTACT
+    return f"{product} (+{contact})" if contact else product

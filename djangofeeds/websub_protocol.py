@@ -14,8 +14,13 @@ from djangofeeds import conf
 from djangofeeds.addresses import check_url, host_header, pinned
 from djangofeeds.fetch import describe
 from djangofeeds.fetch_errors import FetchError
-from djangofeeds.politeness import user_agent
-from djangofeeds.transport import DEADLINE_TIMEOUTS, deadline_at, shared_client, time_left
+from djangofeeds.transport import (
+    DEADLINE_TIMEOUTS,
+    deadline_at,
+    shared_client,
+    time_left,
+    user_agent,
+)
 
 MAX_REDIRECTS = 5
 SIGNATURE_METHODS = {

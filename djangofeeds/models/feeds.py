@@ -7,6 +7,7 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
+from djangofeeds.finder import Discovery, discover
 from djangofeeds.models.validators import (
     URL_MAX_LENGTH,
     InvalidFeedURL,
@@ -50,7 +51,7 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         """Add the feed at ``url`` unless it exists; return ``(feed, created)``.
 
         With ``discover``, a URL not yet subscribed is fetched once
-        (``djangofeeds.finder``): a feed is stored as given, an HTML page's
+        (``find``): a feed is stored as given, an HTML page's
         first feed instead of the page. Raises ``InvalidFeedURL`` for a URL
         that could never be fetched or leads to no feed.
         """
@@ -59,12 +60,21 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         if problem:
             raise InvalidFeedURL(problem)
         if discover:
-            from djangofeeds.finder import find  # finder imports this module
-
-            url = find(url).feeds[0].url
+            url = self.find(url).feeds[0].url
         # An OPML htmlUrl is shown as a link on the feed's page: http(s) only.
         defaults = {"title": title[:500], "link": web_link(link)}
         return self.get_or_create(url=url, defaults=defaults)
+
+    def find(self, url):
+        """``finder.discover(url)``, except that a URL already subscribed is taken as a feed,
+        unfetched. Raises ``InvalidFeedURL`` as ``discover`` does."""
+        url = url.strip()
+        problem = feed_url_problem(url)
+        if problem:
+            raise InvalidFeedURL(problem)
+        if self.filter(url=url).exists():
+            return Discovery.as_given(url)
+        return discover(url)
 
     def next_fence(self, url):
         """Create the feed if needed, give it a new fencing number, and return it.

@@ -3,7 +3,7 @@
 import pytest
 
 from djangofeeds import addresses
-from djangofeeds.finder import DiscoveryError, discover, find
+from djangofeeds.finder import DiscoveryError, discover
 from djangofeeds.models import Feed, InvalidFeedURL
 from localservers.feed_server import json_feed, numbered_items, rss
 
@@ -167,7 +167,7 @@ def test_find_takes_a_subscribed_url_without_fetching_it(feed_server):
     url = feed_server.serve("/known.xml", FEED)
     Feed.objects.create(url=url)
 
-    assert find(url).feeds[0].url == url and feed_server.hits("/known.xml") == 0
+    assert Feed.objects.find(url).feeds[0].url == url and feed_server.hits("/known.xml") == 0
 
 
 def test_subscribe_stores_the_pages_first_feed(feed_server):

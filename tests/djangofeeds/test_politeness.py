@@ -1,4 +1,4 @@
-"""Politeness: a few imports per host at once across workers, a host's Retry-After, our name."""
+"""Politeness: a few imports per host at once across workers, a host's Retry-After."""
 
 import re
 import sys
@@ -10,9 +10,7 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-import djangofeeds
 from djangofeeds.dispatch import enqueue_imports
-from djangofeeds.fetch import fetch
 from djangofeeds.models import Feed, ImportRun, Outcome
 from djangofeeds.politeness import (
     HostBusy,
@@ -20,7 +18,6 @@ from djangofeeds.politeness import (
     HostVisit,
     host_slots,
     of_host,
-    user_agent,
 )
 from djangofeeds.runner import lock_key, run_import
 from djangofeeds.tasks import import_feed
@@ -216,18 +213,3 @@ def test_of_host_matches_the_host_and_no_look_alike():
     found = set(Feed.objects.filter(of_host("example.com")).values_list("url", flat=True))
 
     assert found == set(ours)
-
-
-def test_user_agent_names_the_product_its_version_and_the_contact(feed_server, settings):
-    """Fetches send ``djangofeeds/<version>``, plus ``(+contact)`` once a contact is set."""
-    url = feed_server.serve("/ua.xml", rss(numbered_items(1)))
-    fetch(url)
-    assert feed_server.last_headers("/ua.xml")["User-Agent"] == (
-        f"djangofeeds/{djangofeeds.__version__}"
-    )
-
-    settings.DJANGOFEEDS_USER_AGENT_CONTACT = "https://example.org/contact"
-    fetch(url)
-
-    assert user_agent() == f"djangofeeds/{djangofeeds.__version__} (+https://example.org/contact)"
-    assert feed_server.last_headers("/ua.xml")["User-Agent"] == user_agent()

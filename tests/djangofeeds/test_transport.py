@@ -8,7 +8,9 @@ import httpcore
 import httpx
 import pytest
 
+import djangofeeds
 from djangofeeds import transport
+from djangofeeds.fetch import fetch
 from djangofeeds.fetch_errors import TransientFetchError
 from djangofeeds.transport import (
     DeadlineBackend,
@@ -16,6 +18,7 @@ from djangofeeds.transport import (
     op_timeout,
     shared_client,
     time_left,
+    user_agent,
 )
 from localservers.feed_server import numbered_items, rss
 
@@ -88,3 +91,18 @@ def test_the_backend_refuses_unix_sockets():
     """Feeds are fetched over TCP only."""
     with pytest.raises(httpcore.UnsupportedProtocol):
         DeadlineBackend().connect_unix_socket("/var/run/docker.sock")
+
+
+def test_user_agent_names_the_product_its_version_and_the_contact(feed_server, settings):
+    """Fetches send ``djangofeeds/<version>``, plus ``(+contact)`` once a contact is set."""
+    url = feed_server.serve("/ua.xml", rss(numbered_items(1)))
+    fetch(url)
+    assert feed_server.last_headers("/ua.xml")["User-Agent"] == (
+        f"djangofeeds/{djangofeeds.__version__}"
+    )
+
+    settings.DJANGOFEEDS_USER_AGENT_CONTACT = "https://example.org/contact"
+    fetch(url)
+
+    assert user_agent() == f"djangofeeds/{djangofeeds.__version__} (+https://example.org/contact)"
+    assert feed_server.last_headers("/ua.xml")["User-Agent"] == user_agent()

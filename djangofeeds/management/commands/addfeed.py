@@ -4,7 +4,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import Truncator
 
-from djangofeeds.finder import Discovery, DiscoveryError, find
+from djangofeeds.finder import Discovery, DiscoveryError
 from djangofeeds.models import Feed, InvalidFeedURL
 
 
@@ -39,7 +39,7 @@ class Command(BaseCommand):
         feeds, invalid = [], 0
         for url in urls:
             try:
-                found = find(url) if discover else Discovery.as_given(url.strip())
+                found = Feed.objects.find(url) if discover else Discovery.as_given(url.strip())
                 for link in found.feeds if every else found.feeds[:1]:
                     feed, created = Feed.objects.subscribe(link.url, discover=False)
                     feeds.append(feed.url)
