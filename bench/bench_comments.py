@@ -38,12 +38,12 @@ CHECK_THREADS = 50  # spam checks waiting on Akismet at once
 KEY = "bench-key"
 
 
-def start_gunicorn(port):
+def start_gunicorn(port, app="project.wsgi:application"):
     argv = [
         sys.executable,
         "-m",
         "gunicorn",
-        "project.wsgi:application",
+        app,
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",
