@@ -132,5 +132,22 @@ def add_comment(request, slug):
     # pending: recheck_pending_comments sends it). dispatch_check never raises.
     check = partial(dispatch_check, comment.pk, ip)
     transaction.on_commit(partial(after_response, response, check), robust=True)
-    messages.success(request, "Thank you! Your comment is awaiting moderation.")
+    thank(request)
     return response
+
+
+THANKS = "Thank you! Your comment is awaiting moderation."
+
+
+def thank(request):
+    """Queue the thank-you, once: a visitor who posts again before seeing a page gets one.
+
+    Each message added rewrites the messages cookie, and once it is full, each
+    write searches what fits (many JSON encodings): a client posting without
+    following the redirect paid that on every POST (bench/profile_comments.py).
+    """
+    pending = messages.get_messages(request)
+    queued = any(message.message == THANKS for message in pending)
+    pending.used = False  # only looked at: the messages are still shown on the next page
+    if not queued:
+        messages.success(request, THANKS)

@@ -8,6 +8,7 @@ from xml.etree import ElementTree
 
 import pytest
 import redis
+from django.contrib import messages
 from django.contrib.messages.storage.fallback import FallbackStorage
 from django.contrib.sessions.backends.signed_cookies import SessionStore
 from django.contrib.staticfiles import finders
@@ -153,6 +154,27 @@ def test_add_comment_dispatches_only_once_the_response_is_sent(
         "comment_id": Comment.objects.get().pk,
         "remote_addr": "203.0.113.9",
     }
+
+
+def test_comments_posted_before_a_page_is_seen_get_one_thank_you(client):
+    """Two POSTs without following the redirect: the next page shows one thank-you."""
+    entry = EntryFactory()
+    assert post_comment(client, entry).status_code == 303
+    assert post_comment(client, entry, VALID | {"comment": "And another."}).status_code == 303
+    page = client.get(entry.get_absolute_url()).content.decode()
+    assert page.count("awaiting moderation") == 1
+    assert Comment.objects.count() == 2
+
+
+def test_thank_you_keeps_the_messages_already_pending(rf):
+    """Looking for a queued thank-you neither drops nor repeats the other pending messages."""
+    request = rf.post("/")
+    request.session = SessionStore()
+    request._messages = FallbackStorage(request)
+    messages.info(request, "Earlier news.")
+    views.thank(request)
+    views.thank(request)
+    assert [m.message for m in messages.get_messages(request)] == ["Earlier news.", views.THANKS]
 
 
 def test_add_comment_invalid_form_is_400_with_an_error_per_field(client):
