@@ -33,3 +33,7 @@ CSRF_COOKIE_SECURE = False
 # The test workers the benchmarks reuse name their queues with the suite's
 # suffix (tests/settings.py); a benchmark has a broker of its own: no suffix.
 TEST_QUEUE_SUFFIX = ""
+# A diagnostic for issue 24 (bench/profile_skip.py): the contention benchmark's
+# workers without the STARTED state, to measure what it costs a skipped task.
+if os.environ.get("BENCH_TASK_TRACK_STARTED") == "0":
+    CELERY_TASK_TRACK_STARTED = False
