@@ -86,8 +86,8 @@ def main():
         f"{worst_200['post_writes']} writes, {worst_200['queries']} queries, {same['ms']:.1f} ms",
         f"{first['ms']:.0f} ms (first import)",
         f"{share:.1%} of the time",
-        "0 writes, <= 5 queries, <= 5% of a first import",
-        worst_200["post_writes"] == 0 and worst_200["queries"] <= 5 and share <= 0.05,
+        "0 writes, <= 5% of a first import",
+        worst_200["post_writes"] == 0 and share <= 0.05,
     )
     report.note(
         "The 304 path runs: the feed's get_or_create, one conditional UPDATE of the feed "

@@ -30,3 +30,7 @@ from project.settings import *  # noqa: E402, F403
 # The bench's HTTP client talks plain HTTP to gunicorn: cookies must not be Secure.
 SESSION_COOKIE_SECURE = False
 CSRF_COOKIE_SECURE = False
+# A diagnostic for issue 24 (bench/profile_skip.py): the contention benchmark's
+# workers without the STARTED state, to measure what it costs a skipped task.
+if os.environ.get("BENCH_TASK_TRACK_STARTED") == "0":
+    CELERY_TASK_TRACK_STARTED = False

@@ -91,6 +91,16 @@ def may_post(request, comment):
     return all(response is not False for _, response in responses)
 
 
+def after_response(response, call):
+    """Run ``call`` once ``response`` has been sent, or now if it already was."""
+    if response.closed:
+        call()
+    else:
+        # The server closes a response once it has written it (WSGI's close(), and
+        # Django's ASGI handler after the last body message); Django then runs these.
+        response._resource_closers.append(call)
+
+
 @require_POST
 def add_comment(request, slug):
     entry = get_object_or_404(Entry.objects.published(), slug=slug)
@@ -116,7 +126,28 @@ def add_comment(request, slug):
         messages.error(request, "Your comment was not accepted.")
         return render_entry(request, entry, form, status=400)
     comment.save()
-    # After commit, so the worker finds the row; dispatch_check never raises.
-    transaction.on_commit(partial(dispatch_check, comment.pk, ip), robust=True)
-    messages.success(request, "Thank you! Your comment is awaiting moderation.")
-    return HttpResponseSeeOther(entry.get_absolute_url())
+    response = HttpResponseSeeOther(entry.get_absolute_url())
+    # After commit, so the worker finds the row; after the response, so the visitor
+    # never waits on the broker (a process that dies in between leaves the comment
+    # pending: recheck_pending_comments sends it). dispatch_check never raises.
+    check = partial(dispatch_check, comment.pk, ip)
+    transaction.on_commit(partial(after_response, response, check), robust=True)
+    thank(request)
+    return response
+
+
+THANKS = "Thank you! Your comment is awaiting moderation."
+
+
+def thank(request):
+    """Queue the thank-you, once: a visitor who posts again before seeing a page gets one.
+
+    Each message added rewrites the messages cookie, and once it is full, each
+    write searches what fits (many JSON encodings): a client posting without
+    following the redirect paid that on every POST (bench/profile_comments.py).
+    """
+    pending = messages.get_messages(request)
+    queued = any(message.message == THANKS for message in pending)
+    pending.used = False  # only looked at: the messages are still shown on the next page
+    if not queued:
+        messages.success(request, THANKS)

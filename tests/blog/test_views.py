@@ -8,10 +8,16 @@ from xml.etree import ElementTree
 
 import pytest
 import redis
+from django.contrib import messages
+from django.contrib.messages.storage.fallback import FallbackStorage
+from django.contrib.sessions.backends.signed_cookies import SessionStore
 from django.contrib.staticfiles import finders
+from django.core.signals import request_finished
+from django.db import close_old_connections
 from django.urls import reverse
 from django.utils import timezone
 
+from blog import views
 from blog.models import Comment
 from tests.blog.helpers import fresh_ip
 from tests.factories import CommentFactory, EntryFactory
@@ -118,6 +124,57 @@ def test_add_comment_dispatches_only_after_commit(
         [],
         {"comment_id": Comment.objects.get().pk, "remote_addr": "203.0.113.8"},
     )
+
+
+def test_add_comment_dispatches_only_once_the_response_is_sent(
+    rf, private_broker, django_capture_on_commit_callbacks
+):
+    """The visitor never waits on the broker: the check is sent when the server closes the
+    written response, after the commit."""
+    broker = redis.Redis.from_url(private_broker.url)
+    queue = redis_list_key("spam")
+    entry = EntryFactory()
+    request = rf.post(f"/blog/{entry.slug}/comment/", VALID, REMOTE_ADDR="203.0.113.9")
+    request.session = SessionStore()
+    request._messages = FallbackStorage(request)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        response = views.add_comment(request, entry.slug)
+    assert (response.status_code, len(callbacks)) == (303, 1)
+    assert broker.llen(queue) == 0
+    # What the server does once it has written the response (kept from closing the
+    # test's database connection, as Django's test client does).
+    request_finished.disconnect(close_old_connections)
+    try:
+        response.close()
+    finally:
+        request_finished.connect(close_old_connections)
+    message = json.loads(broker.lpop(queue))
+    assert message["headers"]["task"] == "blog.tasks.spam_filter"
+    assert json.loads(base64.b64decode(message["body"]))[1] == {
+        "comment_id": Comment.objects.get().pk,
+        "remote_addr": "203.0.113.9",
+    }
+
+
+def test_comments_posted_before_a_page_is_seen_get_one_thank_you(client):
+    """Two POSTs without following the redirect: the next page shows one thank-you."""
+    entry = EntryFactory()
+    assert post_comment(client, entry).status_code == 303
+    assert post_comment(client, entry, VALID | {"comment": "And another."}).status_code == 303
+    page = client.get(entry.get_absolute_url()).content.decode()
+    assert page.count("awaiting moderation") == 1
+    assert Comment.objects.count() == 2
+
+
+def test_thank_you_keeps_the_messages_already_pending(rf):
+    """Looking for a queued thank-you neither drops nor repeats the other pending messages."""
+    request = rf.post("/")
+    request.session = SessionStore()
+    request._messages = FallbackStorage(request)
+    messages.info(request, "Earlier news.")
+    views.thank(request)
+    views.thank(request)
+    assert [m.message for m in messages.get_messages(request)] == ["Earlier news.", views.THANKS]
 
 
 def test_add_comment_invalid_form_is_400_with_an_error_per_field(client):

@@ -1,0 +1,146 @@
+"""Where a scheduled import task's time goes outside fetch, parse and store, in one process.
+
+Not part of ``make bench``: a developer's tool for bench_end_to_end's "rest of the
+task" (the worker's time less the ImportRun's fetch, parse and store). Feeds of 50
+items on the tests' feed server, PostgreSQL, memcached locks, claimed as the
+scheduler claims them; each first import runs through Celery's own tracer as a
+prefork worker runs it (the worker's Django fixup, ``ignore_result`` as the
+scheduler sends it), every step timed in place (exclusive times: a step's own,
+its inner steps apart) with its SQL statements by kind::
+
+    BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/me_bench \
+        .venv/bin/python -m bench.profile_import_task
+"""
+
+import logging
+import os
+import statistics
+import time
+import uuid
+
+from bench.harness import bench_environment, feed_document
+from bench.profile_store import Clock
+from localservers.feed_server import FeedServer
+
+FEEDS = int(os.environ.get("PROFILE_TASK_FEEDS", 200))
+ITEMS = 50
+PHASES = {"fetch_ms", "parse_ms", "store_ms"}
+
+
+def main():
+    server = FeedServer().start()
+    try:
+        with bench_environment(memcached=True, redis=True):
+            profile(server)
+    finally:
+        server.stop()
+
+
+def instrument(clock):
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+    from djangofeeds import importer, locks, politeness, tasks, websub
+    from djangofeeds.models import Feed
+
+    wrap = clock.wrap
+    wrap(tasks, "import_under_lock", "import_under_lock (its own Python)")
+    wrap(locks.CacheLock, "acquire", "feed lock: acquire (memcached)")
+    wrap(locks.CacheLock, "release", "locks: release, feed and host slot (memcached)")
+    wrap(type(Feed.objects), "next_fence", "next_fence (UPDATE ... RETURNING)")
+    wrap(politeness, "take_slot", "host slot: take (memcached)")
+    wrap(tasks, "deferred_until", "deferred_until (memcached get)")
+    wrap(tasks, "heed", "heed (Retry-After)")
+    wrap(websub, "after_poll", "websub.after_poll")
+    wrap(tasks, "new_run", "new_run (ImportRun object)")
+    wrap(importer, "fetch", "fetch")
+    wrap(importer, "parse", "parse")
+    wrap(importer.Importer, "store_posts", "store: store_posts")
+    wrap(importer.Importer, "prune", "store: prune")
+    wrap(importer.Importer, "save_feed", "store: save_feed")
+    wrap(importer, "finish", "finish (ImportRun INSERT, feed state)")
+    wrap(importer.Importer, "imported", "imported (posts_stored on commit)")
+    wrap(importer.Importer, "execute", "Importer.execute (its own Python)")
+    wrap(BaseDatabaseWrapper, "commit", "COMMIT")
+    wrap(tasks, "reply", "reply + describe")
+    wrap(tasks, "describe", "reply + describe")
+
+
+def profile(server):
+    from celery.app.trace import build_tracer
+    from celery.fixups.django import DjangoWorkerFixup
+    from django.db import connection
+    from django.utils import timezone
+
+    from djangofeeds.claims import claim_feeds
+    from djangofeeds.models import Feed, ImportRun
+    from djangofeeds.tasks import import_feed
+    from project.celery import app
+
+    logging.basicConfig(level=logging.INFO, handlers=[logging.FileHandler(os.devnull)])
+    urls = [
+        server.serve(f"/e2e/{n}.xml", feed_document(ITEMS, prefix=f"f{n}-")) for n in range(FEEDS)
+    ]
+    DjangoWorkerFixup(app).install()
+    tracer = build_tracer(import_feed.name, import_feed, app=app, hostname="p@here", eager=False)
+    clock = Clock()
+    instrument(clock)
+
+    def one_round():
+        Feed.objects.all().delete()
+        Feed.objects.bulk_create([Feed(url=url, next_check_at=timezone.now()) for url in urls])
+        claim = claim_feeds(Feed.objects.all())[0]
+        clock.ms.clear()
+        clock.sql.clear()
+        measured = []
+        with connection.execute_wrapper(clock.execute):
+            for url in urls:
+                measured.append(one(url, claim))
+        return measured
+
+    def one(url, claim):
+        task_id = str(uuid.uuid4())
+        request = {
+            "id": task_id,
+            "ignore_result": True,
+            "hostname": "p@here",
+            "delivery_info": {"routing_key": "feeds", "exchange": ""},
+            "argsrepr": "",
+            "kwargsrepr": "",
+        }
+        cpu = time.process_time()
+        began = time.perf_counter()
+        outcome = tracer(task_id, (url,), {"claim": claim, "refresh_run": None}, request)
+        wall = (time.perf_counter() - began) * 1000
+        assert outcome.retval["status"] == "imported", outcome.retval
+        return wall, outcome.runtime * 1000, (time.process_time() - cpu) * 1000
+
+    one_round()  # warm: imports, connections, the server's documents
+    measured = one_round()
+    runs = ImportRun.objects.filter(outcome="imported")
+    phases = {name: statistics.fmean(runs.values_list(name, flat=True)) for name in PHASES}
+    walls, runtimes, cpus = zip(*measured, strict=True)
+    runtime = statistics.fmean(runtimes)
+    print(f"\n{FEEDS} first imports of {ITEMS} items through the tracer (means per task)")
+    show("runtime (the worker log figure)", runtime)
+    show("whole trace incl. postrun and log", statistics.fmean(walls))
+    show("CPU of this process", statistics.fmean(cpus))
+    show("ImportRun fetch / parse / store", *[phases[n] for n in sorted(PHASES)])
+    show('"rest of the task" as bench_end_to_end counts it', runtime - sum(phases.values()))
+    labelled = 0.0
+    for name, total in sorted(clock.ms.items(), key=lambda item: -item[1]):
+        labelled += total
+        show(f"  {name}", total / FEEDS)
+    show(
+        "  the trace outside these (Celery, the fixup, signals)",
+        statistics.fmean(walls) - labelled / FEEDS,
+    )
+    for kind, (count, total) in sorted(clock.sql.items(), key=lambda item: -item[1][1]):
+        print(f"    SQL {kind:<72} {count / FEEDS:4.1f}x {total / FEEDS:6.2f} ms")
+
+
+def show(label, *values):
+    print(f"  {label:<66} " + " / ".join(f"{ms:6.2f}" for ms in values) + " ms")
+
+
+if __name__ == "__main__":
+    main()
