@@ -12,8 +12,8 @@ with 429 (miniflux #2128).
 from dataclasses import dataclass, field
 
 from djangofeeds.discovery import FeedLink, feed_links, is_html_page
+from djangofeeds.feed_urls import InvalidFeedURL, feed_url_problem
 from djangofeeds.fetch import FeedGone, FetchError, TransientFetchError, fetch, shorten
-from djangofeeds.models.validators import InvalidFeedURL, feed_url_problem
 from djangofeeds.parse import parse
 from djangofeeds.parsed import NotAFeed
 

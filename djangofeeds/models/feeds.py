@@ -7,13 +7,13 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
-from djangofeeds.finder import Discovery, discover
-from djangofeeds.models.validators import (
+from djangofeeds.feed_urls import (
     URL_MAX_LENGTH,
     InvalidFeedURL,
     feed_url_problem,
     validate_fetchable,
 )
+from djangofeeds.finder import Discovery, discover
 from djangofeeds.sanitize import web_link
 from djangofeeds.signals import feed_deactivated, send_on_commit
 
