@@ -13,6 +13,9 @@ from djangofeeds.models import Category, Enclosure, Post, PrunedPost
 from djangofeeds.retention import prune_posts
 
 BATCH_SIZE = 100
+# A first import has no stored posts to compare with: bigger batches, fewer commits
+# and fenced writes (still bounded, so a huge feed does not hold one long transaction).
+FIRST_IMPORT_BATCH_SIZE = 1_000
 # Stands for a pruned post's checksum: no real checksum (64 hex digits) equals it.
 PRUNED = "pruned"
 # Category names per lookup query (a parameter list SQLite accepts).
@@ -41,8 +44,10 @@ class PostStore:
     def store(self, entries, feed_categories=()):
         """Upsert changed posts with their enclosures and categories, in batches.
 
-        Returns (created, updated). Entries whose posts were pruned (they have
-        a ``PrunedPost`` tombstone) are not stored again.
+        Returns (created, updated), in batches of ``BATCH_SIZE`` (of
+        ``FIRST_IMPORT_BATCH_SIZE`` when the feed has no posts yet). Entries
+        whose posts were pruned (they have a ``PrunedPost`` tombstone) are not
+        stored again.
         """
         created = updated = 0
         total = len(entries)
@@ -52,8 +57,9 @@ class PostStore:
         # query says so, instead of one SELECT of known guids per batch.
         first = self.feed.last_success_at is None and not self.feed.posts.exists()
         self.first_import = first
-        for start in range(0, total or 1, BATCH_SIZE):  # once for an empty feed (its categories)
-            batch = entries[start : start + BATCH_SIZE]
+        size = FIRST_IMPORT_BATCH_SIZE if first else BATCH_SIZE
+        for start in range(0, total or 1, size):  # once for an empty feed (its categories)
+            batch = entries[start : start + size]
             hashes = [e.guid_hash for e in batch]
             # Each batch is its own transaction, so progress is visible to
             # others and a long import does not hold the database's write lock.
@@ -67,7 +73,7 @@ class PostStore:
                         [self.post(entry) for entry in changed], update_fields=POST_FIELDS
                     )
                     store_media(stored, changed, categories, replace=known.keys())
-                if start + BATCH_SIZE >= total:
+                if start + size >= total:
                     self.feed.categories.set([categories[pair] for pair in feed_categories])
                     if tombstoned:  # tombstones of entries the feed stopped listing are done
                         listed = [e.guid_hash for e in entries]
@@ -78,8 +84,8 @@ class PostStore:
             self.updated_hashes += rewritten
             created += len(changed) - len(rewritten)
             updated += len(rewritten)
-            if total > BATCH_SIZE:  # one batch has no "meanwhile" to report (and costs a write)
-                self.progress(min(start + BATCH_SIZE, total), total)
+            if total > size:  # one batch has no "meanwhile" to report (and costs a write)
+                self.progress(min(start + size, total), total)
         return created, updated
 
     def known_posts(self, hashes):
