@@ -137,30 +137,34 @@ class Importer:
         run.warning = parsed.warning
 
         started = time.perf_counter()
-        run.created, run.updated = self.posts.store(parsed.entries, parsed.categories)
-        pruned = self.posts.prune(parsed.entries, run.created) if run.created else 0
-        run.warning = "; ".join(filter(None, [run.warning, left_out(parsed, pruned)]))
-        rate = publishing_rate(parsed.entries, self.now)
-        with one_commit():
-            save_fetched(
-                feed,
-                self.fence,
-                fetched,
-                now=self.now,
-                title=parsed.title or feed.title,
-                link=parsed.link,
-                description=parsed.description,
-                body_hash=digest,
-                last_status=Outcome.IMPORTED,
-                last_http_status=fetched.status,
-                poll_interval=rate[0],
-                newest_entry_at=rate[1],
-                next_check_at=next_check(
-                    self.now, max_age=fetched.max_age, ttl_minutes=parsed.ttl_minutes, rate=rate
-                ),
-            )
-            run.store_ms = elapsed_ms(started)
-            return self.imported()
+
+        def finish(created, updated, pruned):
+            # In the last batch's transaction when nothing was to be pruned.
+            run.created, run.updated = created, updated
+            run.warning = "; ".join(filter(None, [run.warning, left_out(parsed, pruned)]))
+            rate = publishing_rate(parsed.entries, self.now)
+            with one_commit():
+                save_fetched(
+                    feed,
+                    self.fence,
+                    fetched,
+                    now=self.now,
+                    title=parsed.title or feed.title,
+                    link=parsed.link,
+                    description=parsed.description,
+                    body_hash=digest,
+                    last_status=Outcome.IMPORTED,
+                    last_http_status=fetched.status,
+                    poll_interval=rate[0],
+                    newest_entry_at=rate[1],
+                    next_check_at=next_check(
+                        self.now, max_age=fetched.max_age, ttl_minutes=parsed.ttl_minutes, rate=rate
+                    ),
+                )
+                run.store_ms = elapsed_ms(started)
+                return self.imported()
+
+        return self.posts.store(parsed.entries, parsed.categories, finish=finish)
 
     def imported(self):
         """Finish the run as imported; after commit, announce the posts it stored, if any."""

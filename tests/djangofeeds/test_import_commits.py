@@ -44,15 +44,32 @@ def test_an_unchanged_feed_commits_its_check_and_its_run_together(feed_server, m
     assert commits == ["COMMIT"]
 
 
-def test_a_first_import_commits_once_per_thousand_posts_and_once_at_the_end(
-    feed_server, monkeypatch
-):
-    """300 new posts: one batch (posts, media, the fence) and one for the feed and its run."""
-    import_url(feed_server.serve("/first-a.xml", rss(numbered_items(300, prefix="a"))))
-    url = feed_server.serve("/first-b.xml", rss(numbered_items(300, prefix="b")))
-    Feed.objects.create(url=url)  # the categories, shared, exist already
-
+def first_import_commits(feed_server, monkeypatch, count):
+    """The commits of a first import of ``count`` posts (the shared categories exist)."""
+    import_url(feed_server.serve("/first-a.xml", rss(numbered_items(count, prefix="a"))))
+    url = feed_server.serve("/first-b.xml", rss(numbered_items(count, prefix="b")))
+    Feed.objects.create(url=url)
     with counted_commits(monkeypatch) as commits:
-        assert import_url(url).run.created == 300
+        assert import_url(url).run.created == count
+    return commits
 
-    assert commits == ["COMMIT", "COMMIT"]
+
+def test_a_first_import_commits_its_posts_the_feed_and_its_run_at_once(feed_server, monkeypatch):
+    """300 new posts: one batch, and the feed's last write and the run in its transaction."""
+    assert first_import_commits(feed_server, monkeypatch, 300) == ["COMMIT"]
+
+
+def test_a_first_import_commits_once_per_batch(feed_server, monkeypatch):
+    """Batches of 200 here: two commits, the feed and the run with the last batch."""
+    monkeypatch.setattr("djangofeeds.storage.FIRST_IMPORT_BATCH_SIZE", 200)
+
+    assert first_import_commits(feed_server, monkeypatch, 300) == ["COMMIT", "COMMIT"]
+
+
+def test_an_import_that_prunes_writes_the_feed_and_its_run_after(
+    feed_server, monkeypatch, settings
+):
+    """Posts to prune: the batch, the prune, then the feed and its run (the pruned count)."""
+    settings.DJANGOFEEDS_KEEP_POSTS = 100
+
+    assert first_import_commits(feed_server, monkeypatch, 300) == ["COMMIT"] * 3
