@@ -107,7 +107,7 @@ class Importer:
 
     def unchanged(self, fetched, http_status):
         """Not modified (a 304, or last time's bytes): paced as the document was when parsed."""
-        feed = self.feed
+        feed, rate = self.feed, (self.feed.poll_interval, self.feed.newest_entry_at)
         with one_commit():
             save_fetched(
                 feed,
@@ -116,11 +116,7 @@ class Importer:
                 now=self.now,
                 last_status=Outcome.NOT_MODIFIED,
                 last_http_status=http_status,
-                next_check_at=next_check(
-                    self.now,
-                    max_age=fetched.max_age,
-                    rate=(feed.poll_interval, feed.newest_entry_at),
-                ),
+                next_check_at=next_check(self.now, max_age=fetched.max_age, rate=rate),
             )
             return finish_run(feed, self.run, Outcome.NOT_MODIFIED)
 
