@@ -62,7 +62,9 @@ def run_import(url, *, wait_for_host=True, **options):
             waits += 1
 
 
-def import_under_lock(url, *, task_name, claim=None, progress=None, time_limit=None, **recorded):
+def import_under_lock(
+    url, *, task_name, claim=None, progress=None, started=None, time_limit=None, **recorded
+):
     """Import ``url`` under its lock and one of its host's slots.
 
     Returns the importer's ``ImportResult``: outcome ``skipped`` when another
@@ -74,7 +76,8 @@ def import_under_lock(url, *, task_name, claim=None, progress=None, time_limit=N
     lock nothing is imported. An unexpected error is recorded on the feed under
     the import's fencing number, then raised as ``ImportCrashed``; one stopped
     by the soft ``time_limit`` (seconds) is recorded so and returned.
-    ``recorded`` goes on the run (``runs.start_run``).
+    ``recorded`` goes on the run (``runs.start_run``); ``started()`` is called
+    when the import begins (not for a skip).
     """
     with feed_lock(task_name, url) as lock:
         try:
@@ -87,6 +90,8 @@ def import_under_lock(url, *, task_name, claim=None, progress=None, time_limit=N
                     raise Skipped(CLAIM_REPLACED)
                 # HostDeferred: a skip; HostBusy: no slot free (raised, the feed lock released)
                 with HostVisit(url) as visit:
+                    if started is not None:
+                        started()
                     try:
                         result = fetch_and_store(feed, fence=fence, progress=progress, **recorded)
                     except SoftTimeLimitExceeded:

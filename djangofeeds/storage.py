@@ -13,6 +13,9 @@ from djangofeeds.models import Category, Enclosure, Post, PrunedPost
 from djangofeeds.retention import prune_posts
 
 BATCH_SIZE = 100
+# A first import has no stored posts to compare with: bigger batches, fewer commits
+# and fenced writes (still bounded, so a huge feed does not hold one long transaction).
+FIRST_IMPORT_BATCH_SIZE = 1_000
 # Stands for a pruned post's checksum: no real checksum (64 hex digits) equals it.
 PRUNED = "pruned"
 # Category names per lookup query (a parameter list SQLite accepts).
@@ -38,11 +41,15 @@ class PostStore:
         self.first_import = False  # store finds out
         self.updated_hashes = []  # guid hashes of the posts rewritten, for posts_stored
 
-    def store(self, entries, feed_categories=()):
+    def store(self, entries, feed_categories=(), finish=None):
         """Upsert changed posts with their enclosures and categories, in batches.
 
-        Returns (created, updated). Entries whose posts were pruned (they have
-        a ``PrunedPost`` tombstone) are not stored again.
+        Batches of ``BATCH_SIZE`` (of ``FIRST_IMPORT_BATCH_SIZE`` when the feed
+        has no posts yet). Entries whose posts were pruned (they have a
+        ``PrunedPost`` tombstone) are not stored again. Returns (created,
+        updated); with ``finish``, prunes and returns ``finish(created, updated,
+        pruned)``, called in the last batch's transaction when there is nothing
+        to prune (the import's last writes commit with its last posts).
         """
         created = updated = 0
         total = len(entries)
@@ -52,8 +59,10 @@ class PostStore:
         # query says so, instead of one SELECT of known guids per batch.
         first = self.feed.last_success_at is None and not self.feed.posts.exists()
         self.first_import = first
-        for start in range(0, total or 1, BATCH_SIZE):  # once for an empty feed (its categories)
-            batch = entries[start : start + BATCH_SIZE]
+        size = FIRST_IMPORT_BATCH_SIZE if first else BATCH_SIZE
+        finished = None
+        for start in range(0, total or 1, size):  # once for an empty feed (its categories)
+            batch = entries[start : start + size]
             hashes = [e.guid_hash for e in batch]
             # Each batch is its own transaction, so progress is visible to
             # others and a long import does not hold the database's write lock.
@@ -67,20 +76,26 @@ class PostStore:
                         [self.post(entry) for entry in changed], update_fields=POST_FIELDS
                     )
                     store_media(stored, changed, categories, replace=known.keys())
-                if start + BATCH_SIZE >= total:
+                rewritten = [e.guid_hash for e in changed if e.guid_hash in known]
+                self.updated_hashes += rewritten
+                created += len(changed) - len(rewritten)
+                updated += len(rewritten)
+                if start + size >= total:
                     self.feed.categories.set([categories[pair] for pair in feed_categories])
                     if tombstoned:  # tombstones of entries the feed stopped listing are done
                         listed = [e.guid_hash for e in entries]
                         PrunedPost.objects.filter(feed=self.feed).exclude(
                             guid_hash__in=listed
                         ).delete()
-            rewritten = [e.guid_hash for e in changed if e.guid_hash in known]
-            self.updated_hashes += rewritten
-            created += len(changed) - len(rewritten)
-            updated += len(rewritten)
-            if total > BATCH_SIZE:  # one batch has no "meanwhile" to report (and costs a write)
-                self.progress(min(start + BATCH_SIZE, total), total)
-        return created, updated
+                    if finish is not None and not self.prunes(created):
+                        finished = [finish(created, updated, 0)]
+            if total > size:  # one batch has no "meanwhile" to report (and costs a write)
+                self.progress(min(start + size, total), total)
+        if finish is None:
+            return created, updated
+        if finished is not None:
+            return finished[0]
+        return finish(created, updated, self.prune(entries, created))
 
     def known_posts(self, hashes):
         """``{guid_hash: checksum}`` of stored posts, and ``PRUNED`` for pruned ones: one query."""
@@ -92,12 +107,16 @@ class PostStore:
             )
         )
 
+    def prunes(self, created):
+        """Whether ``created`` new posts may take the feed past ``DJANGOFEEDS_KEEP_POSTS``."""
+        keep = conf.DJANGOFEEDS_KEEP_POSTS
+        # 0: no bound; a first import within it holds only the posts it just created.
+        return bool(created) and keep > 0 and not (self.first_import and created <= keep)
+
     def prune(self, entries, created):
         """Keep the feed's ``DJANGOFEEDS_KEEP_POSTS`` newest posts; return how many went."""
-        if conf.DJANGOFEEDS_KEEP_POSTS <= 0:  # 0: no bound
+        if not self.prunes(created):
             return 0
-        if self.first_import and created <= conf.DJANGOFEEDS_KEEP_POSTS:
-            return 0  # the feed holds only the posts it just created: none to prune
         return prune_posts(
             self.feed.pk,
             conf.DJANGOFEEDS_KEEP_POSTS,

@@ -1,8 +1,9 @@
 """Celery tasks for feeds, thin as in Celery's Django example: options, retries, log lines."""
 
 import base64
+import os
 
-from celery import Task, shared_task
+from celery import Task, shared_task, states
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
 
@@ -49,6 +50,9 @@ class ImportFeedTask(Task):
     # so a crash never silently drops a feed (the lock makes a rerun safe).
     acks_late=True,
     reject_on_worker_lost=True,
+    # STARTED is written by the task once the import begins (``started``): a skip
+    # writes no state its result does not replace a moment later.
+    track_started=False,
     autoretry_for=(LockUnavailable,),
     retry_backoff=5,
     retry_backoff_max=RETRY_BACKOFF_MAX,
@@ -66,7 +70,14 @@ def import_feed(self, feed_url, claim=None, refresh_run=None, host_waits=0):
             meta = {"current": current, "total": total, "url": feed_url}
             self.update_state(state="PROGRESS", meta=meta)
 
+    def started():
+        # What the tracer writes with CELERY_TASK_TRACK_STARTED, for an import that runs.
+        if request.id and not request.ignore_result and not request.is_eager:
+            meta = {"pid": os.getpid(), "hostname": request.hostname}
+            self.backend.store_result(request.id, meta, states.STARTED, request=request)
+
     options = {"task_name": self.name, "claim": claim, "time_limit": self.soft_time_limit}
+    options["started"] = started
     # Eager or called as a function: the caller's process may wait for a busy host.
     options["wait_for_host"] = request.is_eager or request.called_directly
     try:

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from djangofeeds import websub
 from djangofeeds.fencing import StaleFence
-from djangofeeds.importer import Importer, elapsed_ms
+from djangofeeds.importer import Importer, elapsed_ms, one_commit
 from djangofeeds.models import Feed, Outcome, Subscription
 from djangofeeds.parse import NotAFeed, parse
 from djangofeeds.runner import feed_lock
@@ -49,12 +49,16 @@ class PushImporter(Importer):
         run.parse_ms = elapsed_ms(started)
         run.warning = parsed.warning
         started = time.perf_counter()
-        run.created, run.updated = self.posts.store(parsed.entries, parsed.categories)
-        if run.created:
-            self.posts.prune(parsed.entries, run.created)
-        self.write(last_success_at=self.now)
-        run.store_ms = elapsed_ms(started)
-        return self.imported()
+
+        def finish(created, updated, pruned):
+            # In the last batch's transaction when nothing was to be pruned.
+            run.created, run.updated = created, updated
+            with one_commit():
+                self.write(last_success_at=self.now)
+                run.store_ms = elapsed_ms(started)
+                return self.imported()
+
+        return self.posts.store(parsed.entries, parsed.categories, finish=finish)
 
 
 def run_push(subscription_id, body, content_type, *, task_name, task_id="", worker=""):

@@ -235,7 +235,8 @@ CELERY_RESULT_EXTENDED = True
 # hourly in batches; beat's own celery.backend_cleanup (installed by the
 # scheduler because this is set) sweeps what is left daily at 4:00.
 CELERY_RESULT_EXPIRES = env_int("CELERY_RESULT_EXPIRES", 24 * 3600)
-# "STARTED" tells an operator a long import is running, not still queued.
+# "STARTED" tells an operator a long import is running, not still queued
+# (import_feed writes its own once the import begins: a skip writes none).
 CELERY_TASK_TRACK_STARTED = True
 # Imports are long: a worker process reserves one task at a time, so a quick
 # task is never stuck behind a slow one that another process could have taken.

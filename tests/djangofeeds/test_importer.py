@@ -456,12 +456,26 @@ def test_import_feed_current_fence_imports(feed_server):
 
 def test_import_feed_reports_progress(feed_server):
     """Progress is reported after each batch of 100 and at the end."""
-    url = feed_server.serve("/progress.xml", rss(numbered_items(250)))
+    body = rss(numbered_items(250))
+    url = feed_server.serve("/progress.xml", body)
+    import_url(url)  # a first import, in one batch (see below)
+    feed_server.serve("/progress.xml", body + b"\n")
     seen = []
 
     import_url(url, progress=lambda current, total: seen.append((current, total)))
 
     assert seen == [(100, 250), (200, 250), (250, 250)]
+
+
+def test_import_feed_first_import_reports_progress_per_bigger_batch(feed_server, monkeypatch):
+    """A first import writes bigger batches (fewer commits): its progress follows them."""
+    monkeypatch.setattr("djangofeeds.storage.FIRST_IMPORT_BATCH_SIZE", 200)
+    url = feed_server.serve("/first-progress.xml", rss(numbered_items(250)))
+    seen = []
+
+    result = import_url(url, progress=lambda current, total: seen.append((current, total)))
+
+    assert result.run.created == 250 and seen == [(200, 250), (250, 250)]
 
 
 def test_import_feed_does_not_report_progress_of_a_single_batch(feed_server):

@@ -190,12 +190,13 @@ def first_import_queries(feed_server, count, django_assert_max_num_queries):
 def test_first_import_queries_grow_per_batch_not_per_post(
     feed_server, django_assert_max_num_queries
 ):
-    """Posts, enclosures and categories in bulk: 400 more posts cost a few queries per 100."""
+    """Posts, enclosures and categories in bulk: 400 more posts cost a few queries, not 400."""
     small = first_import_queries(feed_server, 100, django_assert_max_num_queries)
     large = first_import_queries(feed_server, 500, django_assert_max_num_queries)
 
-    # Per batch of 100: savepoint, fence claim, known posts, posts (two INSERTs on SQLite,
-    # by its parameter limit), enclosures, category links, release.
+    # A first import is one batch of up to 1,000 (a later one, batches of 100:
+    # savepoint, fence claim, known posts, posts, enclosures, category links,
+    # release); more posts add INSERTs only on SQLite, by its parameter limit.
     assert large - small <= 4 * 8
     assert small <= 25  # 100 posts, 100 enclosures, 300 category links
 

@@ -16,6 +16,7 @@ from djangofeeds.tasks import import_feed, refresh_feeds
 from localservers.feed_server import numbered_items, rss
 from localservers.workers import queue_name
 from project.celery import app as celery_app
+from tests.support.importing import import_url
 
 pytestmark = pytest.mark.django_db
 
@@ -163,7 +164,10 @@ def test_import_feed_task_does_not_retry_permanent_errors(feed_server):
 @pytest.mark.project_wiring
 def test_import_feed_task_reports_progress(feed_server, monkeypatch):
     """The task reports PROGRESS after each batch."""
-    url = feed_server.serve("/p.xml", rss(numbered_items(150)))
+    body = rss(numbered_items(150))
+    url = feed_server.serve("/p.xml", body)
+    import_url(url)  # a first import is one batch of 150: its second has two of 100
+    feed_server.serve("/p.xml", body + b"\n")
     states = []
     real_update_state = import_feed.update_state
 
@@ -187,6 +191,7 @@ def test_import_feed_task_keeps_the_feed_claimed_until_it_is_done(
     claim, claimed = claim_feeds(Feed.objects.filter(url=url))  # as a tick does
     assert len(claimed) == 1
     queued_while_running = []
+    monkeypatch.setattr("djangofeeds.storage.FIRST_IMPORT_BATCH_SIZE", 100)  # two batches
     monkeypatch.setattr(
         import_feed,
         "update_state",

@@ -1,0 +1,75 @@
+"""How many commits an import makes, in autocommit as a worker runs it (no test transaction)."""
+
+from contextlib import contextmanager
+
+import pytest
+from django.db import connection
+
+from djangofeeds.models import Feed, Outcome
+from localservers.feed_server import numbered_items, rss
+from tests.support.importing import import_url
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@contextmanager
+def counted_commits(monkeypatch):
+    """A list that ends holding the commits made inside: transactions, and lone writes."""
+    commits = []
+    real_commit = connection.commit
+
+    def commit():
+        commits.append("COMMIT")
+        return real_commit()
+
+    def execute(execute, sql, params, many, context):
+        verb = sql.lstrip("(").split(None, 1)[0].upper()
+        if not connection.in_atomic_block and verb not in ("SELECT", "BEGIN"):
+            commits.append(verb)  # autocommitted on its own (SQLite's BEGIN opens a transaction)
+        return execute(sql, params, many, context)
+
+    monkeypatch.setattr(connection, "commit", commit)
+    with connection.execute_wrapper(execute):
+        yield commits
+
+
+def test_an_unchanged_feed_commits_its_check_and_its_run_together(feed_server, monkeypatch):
+    """A 304: the feed's UPDATE and the run's INSERT are one transaction, one commit."""
+    url = feed_server.serve("/etag-commits.xml", rss(numbered_items(3)), etag='"v1"')
+    import_url(url)
+
+    with counted_commits(monkeypatch) as commits:
+        assert import_url(url).outcome == Outcome.NOT_MODIFIED
+
+    assert commits == ["COMMIT"]
+
+
+def first_import_commits(feed_server, monkeypatch, count):
+    """The commits of a first import of ``count`` posts (the shared categories exist)."""
+    import_url(feed_server.serve("/first-a.xml", rss(numbered_items(count, prefix="a"))))
+    url = feed_server.serve("/first-b.xml", rss(numbered_items(count, prefix="b")))
+    Feed.objects.create(url=url)
+    with counted_commits(monkeypatch) as commits:
+        assert import_url(url).run.created == count
+    return commits
+
+
+def test_a_first_import_commits_its_posts_the_feed_and_its_run_at_once(feed_server, monkeypatch):
+    """300 new posts: one batch, and the feed's last write and the run in its transaction."""
+    assert first_import_commits(feed_server, monkeypatch, 300) == ["COMMIT"]
+
+
+def test_a_first_import_commits_once_per_batch(feed_server, monkeypatch):
+    """Batches of 200 here: two commits, the feed and the run with the last batch."""
+    monkeypatch.setattr("djangofeeds.storage.FIRST_IMPORT_BATCH_SIZE", 200)
+
+    assert first_import_commits(feed_server, monkeypatch, 300) == ["COMMIT", "COMMIT"]
+
+
+def test_an_import_that_prunes_writes_the_feed_and_its_run_after(
+    feed_server, monkeypatch, settings
+):
+    """Posts to prune: the batch, the prune, then the feed and its run (the pruned count)."""
+    settings.DJANGOFEEDS_KEEP_POSTS = 100
+
+    assert first_import_commits(feed_server, monkeypatch, 300) == ["COMMIT"] * 3
