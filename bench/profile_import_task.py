@@ -39,30 +39,30 @@ def main():
 def instrument(clock):
     from django.db.backends.base.base import BaseDatabaseWrapper
 
-    from djangofeeds import importer, locks, politeness, tasks, websub
+    from djangofeeds import importer, locks, politeness, runner, runs, storage, websub
     from djangofeeds.models import Feed
 
     wrap = clock.wrap
-    wrap(tasks, "import_under_lock", "import_under_lock (its own Python)")
+    wrap(runner, "import_under_lock", "import_under_lock (its own Python)")
     wrap(locks.CacheLock, "acquire", "feed lock: acquire (memcached)")
     wrap(locks.CacheLock, "release", "locks: release, feed and host slot (memcached)")
     wrap(type(Feed.objects), "next_fence", "next_fence (UPDATE ... RETURNING)")
-    wrap(politeness, "take_slot", "host slot: take (memcached)")
-    wrap(tasks, "deferred_until", "deferred_until (memcached get)")
-    wrap(tasks, "heed", "heed (Retry-After)")
+    wrap(locks.CacheSemaphore, "acquire", "host slot: take (memcached)")
+    wrap(politeness, "deferred_until", "deferred_until (memcached get)")
+    wrap(politeness, "heed", "heed (Retry-After)")
     wrap(websub, "after_poll", "websub.after_poll")
-    wrap(tasks, "new_run", "new_run (ImportRun object)")
+    wrap(importer, "start_run", "new_run (ImportRun object)")
     wrap(importer, "fetch", "fetch")
     wrap(importer, "parse", "parse")
-    wrap(importer.Importer, "store_posts", "store: store_posts")
-    wrap(importer.Importer, "prune", "store: prune")
-    wrap(importer.Importer, "save_feed", "store: save_feed")
-    wrap(importer, "finish", "finish (ImportRun INSERT, feed state)")
+    wrap(storage.PostStore, "store", "store: store_posts")
+    wrap(storage.PostStore, "prune", "store: prune")
+    wrap(importer, "save_fetched", "store: save_feed")
+    wrap(importer, "finish_run", "finish (ImportRun INSERT, feed state)")
     wrap(importer.Importer, "imported", "imported (posts_stored on commit)")
     wrap(importer.Importer, "execute", "Importer.execute (its own Python)")
     wrap(BaseDatabaseWrapper, "commit", "COMMIT")
-    wrap(tasks, "reply", "reply + describe")
-    wrap(tasks, "describe", "reply + describe")
+    wrap(runs, "reply", "reply + describe")
+    wrap(runs, "describe", "reply + describe")
 
 
 def profile(server):

@@ -46,9 +46,10 @@ def profile():
     from django.conf import settings
     from django.db import connection
 
-    from djangofeeds import tasks
+    from djangofeeds import runner
     from djangofeeds.locks import CacheLock
-    from djangofeeds.tasks import import_feed, lock_key
+    from djangofeeds.runner import lock_key
+    from djangofeeds.tasks import import_feed
     from project.celery import app
 
     logging.basicConfig(level=logging.INFO, handlers=[logging.FileHandler(os.devnull)])
@@ -63,7 +64,7 @@ def profile():
     backend = import_feed.backend
     clock.wrap(backend, "store_result", "backend.store_result (STARTED, and the result)")
     clock.wrap(backend, "mark_as_done", "backend.mark_as_done (its own Python)")
-    clock.wrap(tasks, "run_import", "run_import (the skip path)")
+    clock.wrap(runner, "run_import", "run_import (the skip path)")
     configured = import_feed.track_started
     group = str(uuid.uuid4())
 

@@ -76,18 +76,18 @@ class Clock:
 def instrument(clock):
     from django.db.backends.base.base import BaseDatabaseWrapper
 
-    from djangofeeds import importer
+    from djangofeeds import importer, storage
     from djangofeeds.models import Post
 
     clock.wrap(importer.Importer, "execute", "rest of the import (fetch, parse, the run)")
-    clock.wrap(importer.Importer, "store_posts", "store_posts (its own Python)")
-    clock.wrap(importer.Importer, "post", "build Post objects")
+    clock.wrap(storage.PostStore, "store", "store_posts (its own Python)")
+    clock.wrap(storage.PostStore, "post", "build Post objects")
     clock.wrap(type(Post.objects), "upsert", "upsert (bulk_create ON CONFLICT)")
-    clock.wrap(importer, "store_media", "store_media")
-    clock.wrap(importer, "category_ids", "category_ids")
-    clock.wrap(importer.Importer, "claim", "claim (fenced feed UPDATE)")
-    clock.wrap(importer.Importer, "prune", "prune")
-    clock.wrap(importer.Importer, "save_feed", "save_feed")
+    clock.wrap(storage, "store_media", "store_media")
+    clock.wrap(storage, "category_ids", "category_ids")
+    clock.wrap(importer.Importer, "hold_fence", "claim (fenced feed UPDATE)")
+    clock.wrap(storage.PostStore, "prune", "prune")
+    clock.wrap(importer, "save_fetched", "save_feed")
     clock.wrap(BaseDatabaseWrapper, "commit", "COMMIT")
     clock.wrap(importer, "publishing_rate", "publishing_rate")
 
