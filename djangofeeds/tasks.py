@@ -51,7 +51,7 @@ class ImportFeedTask(Task):
     acks_late=True,
     reject_on_worker_lost=True,
     # STARTED is written by the task once the import begins (``started``): a skip
-    # writes no state its result does not replace a moment later.
+    # writes no STARTED row for its result to overwrite a moment later.
     track_started=False,
     autoretry_for=(LockUnavailable,),
     retry_backoff=5,
