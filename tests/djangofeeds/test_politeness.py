@@ -79,8 +79,10 @@ def test_host_slots_limit_concurrent_fetches_across_worker_processes(slow_server
     assert all(slow_server.hits[path] == 1 for path in slow_server.hits)
     assert sum(slow_server.hits.values()) == 15
     assert slow_server.peak["127.0.0.1"] == 2  # reached, never passed
-    # The other host's feeds were fetched while the busy host's queue was still long.
-    assert max(slow_server.arrivals["localhost"]) < max(slow_server.arrivals["127.0.0.1"])
+    # The other host's feeds were fetched while the busy host's queue was still long: as
+    # many as its own limit lets run at once (its third may wait for its own host's slot).
+    first_others = sorted(slow_server.arrivals["localhost"])[:2]
+    assert max(first_others) < max(slow_server.arrivals["127.0.0.1"])
     # The feeds over the limit were requeued (no process slept on them), and left no run.
     assert any(re.search(r"Feed \S+: waits [\d.]+s", w.output) for w in three_workers)
     assert not ImportRun.objects.exclude(outcome=Outcome.IMPORTED).exists()
