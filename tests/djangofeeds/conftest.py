@@ -3,6 +3,8 @@
 import pytest
 from django.core.management import call_command
 
+from tests.support.queues import purge_run_queues
+
 
 @pytest.fixture
 def database_cache(settings):
@@ -49,3 +51,10 @@ def eager():
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = False
+
+
+@pytest.fixture
+def purge_queues():
+    """Tasks published here are not for the workers of later tests."""
+    yield
+    purge_run_queues()

@@ -8,19 +8,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
-from project.celery import app as celery_app
 from tests.factories import FeedFactory, PostFactory
 from tests.support.admin import messages_of, run_action
 
 pytestmark = pytest.mark.django_db
 
 CHANGELIST = reverse("admin:djangofeeds_feed_changelist")
-
-
-@pytest.fixture
-def purge_queues():
-    yield
-    celery_app.control.purge()
 
 
 def test_feed_changelist_shows_status_columns(admin_client):

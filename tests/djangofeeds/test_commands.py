@@ -12,8 +12,8 @@ from djangofeeds.models import Feed, ImportRun, Outcome, Post
 from djangofeeds.runner import lock_key
 from djangofeeds.tasks import import_feed
 from localservers.feed_server import numbered_items, rss
-from project.celery import app as celery_app
 from tests.factories import FeedFactory
+from tests.support.queues import purge_run_queues
 
 pytestmark = pytest.mark.django_db
 
@@ -129,7 +129,7 @@ def test_import_feeds_queues_by_default():
         out, _ = run("import_feeds", "--all")
         again, _ = run("import_feeds", "--all")
     finally:
-        celery_app.control.purge()
+        purge_run_queues()
 
     assert "Queued 2 imports (0 already queued)." in out
     assert "Queued 0 imports (2 already queued)." in again

@@ -10,18 +10,10 @@ from djangofeeds import dispatch
 from djangofeeds.dispatch import enqueue_imports
 from djangofeeds.models import Feed
 from djangofeeds.tasks import refresh_feeds
-from project.celery import app as celery_app
 from tests.factories import make_feeds
 from tests.support.queues import redis_list_key
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def purge_queues():
-    """Tasks published here are not for the workers of later tests."""
-    yield
-    celery_app.control.purge()
 
 
 def test_import_now_uses_the_schedulers_claim(purge_queues):

@@ -18,7 +18,6 @@ from djangofeeds.runner import lock_key
 from djangofeeds.tasks import import_feed, refresh_feeds
 from localservers.feed_server import numbered_items, rss
 from localservers.waiting import wait_until
-from project.celery import app as celery_app
 from tests.factories import make_feeds
 from tests.support.queues import redis_list_key
 from tests.support.workers import feeds_worker
@@ -27,13 +26,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 # The refresh tick's queue and the imports'.
 SCHEDULER_QUEUES = ("feeds", "scheduler")
-
-
-@pytest.fixture
-def purge_queues():
-    """Tasks published here are not for the workers of later tests."""
-    yield
-    celery_app.control.purge()
 
 
 def test_a_stale_claim_is_claimed_again_and_its_old_message_does_nothing(

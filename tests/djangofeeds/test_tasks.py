@@ -21,13 +21,6 @@ from tests.support.importing import import_url
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def purge_queues():
-    """Tasks published here are not for the workers of later tests."""
-    yield
-    celery_app.control.purge()
-
-
 def test_import_feed_task_limits_sit_below_the_lock_expiry():
     """The task's time limits end before its lock expires; it acks late."""
     assert import_feed.soft_time_limit < import_feed.time_limit < conf.DJANGOFEEDS_LOCK_EXPIRE
