@@ -10,6 +10,7 @@ from django.utils.translation import ngettext
 
 from djangofeeds.admin.common import URL_FIELDS, count_of
 from djangofeeds.admin.websub import SubscriptionInline, push_state
+from djangofeeds.changelist import SafeDateHierarchy
 from djangofeeds.dispatch import enqueue_imports
 from djangofeeds.forms import FeedAddForm
 from djangofeeds.models import Feed, Post
@@ -57,7 +58,7 @@ class NeedsAttentionFilter(admin.SimpleListFilter):
 
 
 @admin.register(Feed)
-class FeedAdmin(admin.ModelAdmin):
+class FeedAdmin(SafeDateHierarchy, admin.ModelAdmin):
     list_display = [
         "__str__",
         "url",

@@ -10,6 +10,7 @@ from django.utils.html import format_html
 
 from djangofeeds import query
 from djangofeeds.admin.common import ReadOnlyAdmin, count_of
+from djangofeeds.changelist import SafeDateHierarchy
 from djangofeeds.models import Category, Enclosure, Post
 from djangofeeds.search import search_posts
 
@@ -98,7 +99,7 @@ class PostAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Category)
-class CategoryAdmin(admin.ModelAdmin):
+class CategoryAdmin(SafeDateHierarchy, admin.ModelAdmin):
     list_display = ["name", "domain", "post_count", "posts_link"]
     search_fields = ["name", "domain"]
     show_full_result_count = False

@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.utils import timezone
 
+from djangofeeds.changelist import SafeDateHierarchy
 from djangofeeds.models import Subscription
 
 SHOWN = ["state", "hub", "topic", "lease_expires_at", "last_push_at", "missed_at", "last_error"]
@@ -20,7 +21,7 @@ class SubscriptionInline(admin.StackedInline):
 
 
 @admin.register(Subscription)
-class SubscriptionAdmin(admin.ModelAdmin):
+class SubscriptionAdmin(SafeDateHierarchy, admin.ModelAdmin):
     list_display = ["topic", "feed", *SHOWN[:1], "hub", "lease_expires_at", "last_push_at"]
     list_filter = ["state"]
     search_fields = ["topic", "hub", "feed__url"]
