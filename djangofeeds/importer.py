@@ -109,16 +109,14 @@ class Importer:
         """Not modified (a 304, or last time's bytes): paced as the document was when parsed."""
         feed, rate = self.feed, (self.feed.poll_interval, self.feed.newest_entry_at)
         with one_commit():
-            save_fetched(
-                feed,
-                self.fence,
-                fetched,
-                now=self.now,
-                last_status=Outcome.NOT_MODIFIED,
-                last_http_status=http_status,
-                next_check_at=next_check(self.now, max_age=fetched.max_age, rate=rate),
-            )
+            self.save(fetched, Outcome.NOT_MODIFIED, rate, last_http_status=http_status)
             return finish_run(feed, self.run, Outcome.NOT_MODIFIED)
+
+    def save(self, fetched, status, rate, *, ttl_minutes=None, **changes):
+        """The feed after an answer, with its next check: one fenced write (``save_fetched``)."""
+        pace = next_check(self.now, max_age=fetched.max_age, ttl_minutes=ttl_minutes, rate=rate)
+        changes |= {"now": self.now, "last_status": status, "next_check_at": pace}
+        save_fetched(self.feed, self.fence, fetched, **changes)
 
     def store(self, fetched, content_type, digest):
         """Parse the new document and store its posts, the feed's new pace and details."""
@@ -140,22 +138,18 @@ class Importer:
             run.warning = "; ".join(filter(None, [run.warning, left_out(parsed, pruned)]))
             rate = publishing_rate(parsed.entries, self.now)
             with one_commit():
-                save_fetched(
-                    feed,
-                    self.fence,
+                self.save(
                     fetched,
-                    now=self.now,
+                    Outcome.IMPORTED,
+                    rate,
+                    ttl_minutes=parsed.ttl_minutes,
                     title=parsed.title or feed.title,
                     link=parsed.link,
                     description=parsed.description,
                     body_hash=digest,
-                    last_status=Outcome.IMPORTED,
                     last_http_status=fetched.status,
                     poll_interval=rate[0],
                     newest_entry_at=rate[1],
-                    next_check_at=next_check(
-                        self.now, max_age=fetched.max_age, ttl_minutes=parsed.ttl_minutes, rate=rate
-                    ),
                 )
                 run.store_ms = elapsed_ms(started)
                 return self.imported()
