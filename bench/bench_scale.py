@@ -25,6 +25,7 @@ from bench.harness import (
     ROOT,
     Stopwatch,
     bench_environment,
+    cpu_seconds,
     fresh_database,
     median,
     peak_rss_mib,
@@ -34,9 +35,13 @@ from bench.harness import (
 )
 from bench.report import Report
 from djangofeeds.schedules import TICK_SECONDS
+from localservers.loopback import loopback_hosts
 from localservers.services import free_port, wait_for_port
 
 FEEDS = int(os.environ.get("BENCH_SCALE_FEEDS", 100_000))
+# Feeds of many publishers, as a real population: DJANGOFEEDS_MAX_PER_HOST limits
+# each host, not the whole round. A prime, so that every host gets the mix's kinds.
+HOSTS = 251
 MIX_FEEDS = int(os.environ.get("BENCH_SCALE_MIX_FEEDS", max(FEEDS // 5, 100)))
 SIM_FEEDS = int(os.environ.get("BENCH_SCALE_SIM_FEEDS", 1_000_000))
 WORKERS = 2
@@ -55,23 +60,25 @@ os.environ["DJANGOFEEDS_FETCH_TIMEOUT"] = str(FETCH_TIMEOUT)
 
 
 class ScaleServer:
-    """``bench/scale_server.py`` in a process of its own."""
+    """``bench/scale_server.py`` in a process of its own, on ``HOSTS`` loopback hosts."""
 
     def __init__(self):
         self.port = free_port()
+        self.hosts = loopback_hosts(HOSTS)
         self.process = None
 
     def start(self):
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "bench.scale_server", str(self.port)],
+            [sys.executable, "-m", "bench.scale_server", str(self.port), str(HOSTS)],
             cwd=ROOT,
             stdout=subprocess.DEVNULL,
         )
         wait_for_port("127.0.0.1", self.port)
         return self
 
-    def url(self, kind, n):
-        return f"http://127.0.0.1:{self.port}/{kind}/{n}.xml"
+    def url(self, kind, n, prefix=""):
+        """Feed ``n`` of ``kind``, at ``/<kind>/<prefix><n>.xml`` on host ``n`` modulo ``HOSTS``."""
+        return f"http://{self.hosts[n % HOSTS]}:{self.port}/{kind}/{prefix}{n}.xml"
 
     def call(self, path):
         with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=10) as answer:
@@ -83,16 +90,6 @@ class ScaleServer:
     def stop(self):
         self.process.terminate()
         self.process.wait(10)
-
-
-def cpu_seconds(pids):
-    """CPU seconds (user and system) the processes used so far (Linux /proc)."""
-    total = 0
-    for pid in pids:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
 
 
 def make_due():
@@ -383,7 +380,7 @@ def main():
 
                 # The mix: its healthy feeds alone first, then with the 5% dead ones.
                 Feed.objects.update(is_active=False)
-                urls = {n: server.url(kind_of(n), f"mix{n}") for n in range(MIX_FEEDS)}
+                urls = {n: server.url(kind_of(n), n, prefix="mix") for n in range(MIX_FEEDS)}
                 healthy = [url for n, url in urls.items() if kind_of(n) not in DEAD]
                 add_feeds(healthy)
                 raw["round_mix_warm"] = refresh_round(len(healthy))

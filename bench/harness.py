@@ -158,6 +158,47 @@ def children(pid):
     return found
 
 
+def cpu_seconds(pids):
+    """CPU seconds (user and system) the processes used so far (Linux /proc)."""
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def cpu_by_kind(workers):
+    """CPU seconds used so far by kind of process: the workers' pools and parents, PostgreSQL, ...
+
+    PostgreSQL's server processes are counted while they live (a backend that
+    exits between two readings is lost: read around a stretch where the
+    connections stay open). The bench process holds the feed server's threads.
+    """
+    parents = {worker.watched.process.pid for worker in workers}
+    pool = {pid for worker in workers for pid in worker.processes()} - parents
+    kinds = {"postgres": "PostgreSQL", "redis-server": "Redis", "memcached": "memcached"}
+    totals = collections.Counter()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        pid = int(entry.name)
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            stat = (entry / "stat").read_text()
+            command = stat.split("(", 1)[1].rsplit(")", 1)[0]
+            if pid in pool:
+                kind = "pool processes"
+            elif pid in parents:
+                kind = "worker parents"
+            elif pid == os.getpid():
+                kind = "bench process"
+            else:
+                kind = kinds.get(command)
+            if kind:
+                totals[kind] += cpu_seconds([pid])
+    return totals
+
+
 def peak_rss_mib(pid):
     """The resident-memory high-water mark of a live process (VmHWM), in MiB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():

@@ -1,6 +1,7 @@
 """A fast feed server for bench_scale: asyncio, one process, every feed a path, fetches counted.
 
-``python -m bench.scale_server PORT`` serves, by the first path segment:
+``python -m bench.scale_server PORT HOSTS`` serves on HOSTS loopback addresses (one
+port; ``localservers.loopback.loopback_hosts``), by the first path segment:
 
 - ``/304/<n>.xml``: 304 when asked with ``If-None-Match: "v1"``, else the document;
 - ``/same/<n>.xml``: the same 200 document every time, without validators;
@@ -20,6 +21,8 @@ import json
 import sys
 import time
 from email.utils import formatdate
+
+from localservers.loopback import loopback_hosts
 
 SLOW_SECONDS = 30
 ITEMS = 10
@@ -110,13 +113,14 @@ class Server:
         writer.close()
 
 
-async def main(port):
+async def main(port, hosts):
     server = Server()
-    listener = await asyncio.start_server(server.handle, "127.0.0.1", port, backlog=1024)
+    addresses = loopback_hosts(hosts)
+    listener = await asyncio.start_server(server.handle, addresses, port, backlog=1024)
     print(f"serving on {port}", flush=True)
     async with listener:
         await listener.serve_forever()
 
 
 if __name__ == "__main__":
-    asyncio.run(main(int(sys.argv[1])))
+    asyncio.run(main(int(sys.argv[1]), int(sys.argv[2])))

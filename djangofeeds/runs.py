@@ -64,7 +64,8 @@ def finish_run(feed, run, outcome):
 
 def record_attempt(url, outcome, *, error="", task_id="", worker="", refresh_run=None):
     """Record an attempt that never reached the feed (lock held, lock cache down)."""
-    feed, _ = Feed.objects.get_or_create(url=url)
+    # Only the URL: a skip is a busy feed's commonest record, and nothing else is read here.
+    feed, _ = Feed.objects.only("url").get_or_create(url=url)
     return finish_run(feed, start_run(feed, task_id, worker, refresh_run, error=error), outcome)
 
 

@@ -81,7 +81,8 @@ class PostStore:
                 created += len(changed) - len(rewritten)
                 updated += len(rewritten)
                 if start + size >= total:
-                    self.feed.categories.set([categories[pair] for pair in feed_categories])
+                    if feed_categories or not first:  # a new feed has no links to clear
+                        self.feed.categories.set([categories[p] for p in feed_categories])
                     if tombstoned:  # tombstones of entries the feed stopped listing are done
                         listed = [e.guid_hash for e in entries]
                         PrunedPost.objects.filter(feed=self.feed).exclude(
@@ -125,19 +126,23 @@ class PostStore:
         )
 
     def post(self, entry):
-        return Post(
-            feed=self.feed,
-            guid=entry.guid,
-            guid_hash=entry.guid_hash,
-            title=entry.title,
-            link=entry.link,
-            author=entry.author,
-            content=entry.content,
-            published_at=entry.published_at,
-            updated_at=entry.updated_at,
-            checksum=entry.checksum,
-            imported_at=self.now,
-        )
+        values = {
+            "id": None,
+            "feed_id": self.feed.pk,
+            "guid": entry.guid,
+            "guid_hash": entry.guid_hash,
+            "title": entry.title,
+            "link": entry.link,
+            "author": entry.author,
+            "content": entry.content,
+            "published_at": entry.published_at,
+            "updated_at": entry.updated_at,
+            "checksum": entry.checksum,
+            "imported_at": self.now,
+        }
+        # Positional, in the model's column order: Model.__init__'s fast path (the
+        # keyword one cost a 50-item first import about 1 ms in the worker).
+        return Post(*(values[field.attname] for field in Post._meta.concrete_fields))
 
 
 def category_ids(pairs):

@@ -18,6 +18,8 @@ from http.server import BaseHTTPRequestHandler
 
 from localservers.loopback import LoopbackServer
 
+RSS = "application/rss+xml"
+
 
 @dataclass
 class Route:
@@ -36,20 +38,21 @@ class Route:
 class FeedServer(LoopbackServer):
     """``serve()`` a path, read ``url(path)``, count ``hits(path)``."""
 
-    def __init__(self):
+    def __init__(self, hosts=1):
         self.routes = {}
         self.requests = []  # (path, headers) in arrival order
         self._lock = threading.Lock()
-        super().__init__(self._handler())
+        super().__init__(self._handler(), hosts=hosts)
 
-    def url(self, path):
-        return f"http://127.0.0.1:{self.port}{path}"
+    def url(self, path, host="127.0.0.1"):
+        return f"http://{host}:{self.port}{path}"
 
-    def serve(self, path, body=b"", *, status=200, content_type="application/rss+xml", **options):
+    def serve(self, path, body=b"", *, status=200, content_type=RSS, host=None, **options):
+        """Answer ``path`` (on every host); its URL, on ``host`` (one of ``hosts``) if given."""
         headers = {"Content-Type": content_type, **options.pop("headers", {})}
         body = body.encode() if isinstance(body, str) else body
         self.routes[path] = Route(body=body, status=status, headers=headers, **options)
-        return self.url(path)
+        return self.url(path, host or "127.0.0.1")
 
     def redirect(self, path, to, status=301, delay=0.0):
         self.routes[path] = Route(status=status, headers={"Location": to}, delay=delay)

@@ -26,7 +26,6 @@ class CountingServer(LoopbackServer):
         self.arrivals = collections.defaultdict(list)  # host -> monotonic times
         self._lock = threading.Lock()
         super().__init__(self._handler())
-        self.httpd.request_queue_size = 128  # a burst of clients must not be refused
 
     def url(self, path, host="127.0.0.1"):
         return f"http://{host}:{self.port}{path}"

@@ -228,8 +228,9 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_RESULT_ACCEPT_CONTENT = ["json"]
 
-# Results in the database (visible in the admin), with name, args and worker.
-CELERY_RESULT_BACKEND = "django-db"
+# Results in the database (visible in the admin), with name, args and worker:
+# django-celery-results' backend, each state written by one upsert (project/results.py).
+CELERY_RESULT_BACKEND = "project.results:DatabaseBackend"
 CELERY_RESULT_EXTENDED = True
 # Seconds a task result is kept. djangofeeds.tasks.cleanup deletes older ones
 # hourly in batches; beat's own celery.backend_cleanup (installed by the
