@@ -112,18 +112,20 @@ def main():
         f"{WORKERS} worker processes x {CONCURRENCY} (prefork), Redis broker, memcached "
         f"locks, PostgreSQL; the feed answered after {FEED_DELAY:.0f} s. Outcomes: "
         + ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
-        + ". A skipped task's time is the worker's own (\"succeeded in\"): the STARTED "
-        "state and the result written to the django-db result backend (a transaction each), "
-        "the lock attempt and the ImportRun row; the skip path alone is timed in the bench "
-        "process against the same memcached and database."
+        + ". A skipped task's time is the worker's own (\"succeeded in\"): the lock attempt, "
+        "its ImportRun row and its result (one upsert into the database's result table, "
+        "project/results.py; a skip writes no STARTED state); the skip path alone is timed "
+        "in the bench process against the same memcached and database."
     )
     if skip_median >= 10:
         report.note(
-            f"Why not < 10 ms: the skip path itself takes {median(alone):.1f} ms. The rest of a "
-            "skipped task is Celery's: its STARTED state and its result, each a transaction "
-            "in PostgreSQL through django-celery-results (the whole result-backend round costs "
-            "a trivial task about as much, see end to end), with "
-            f"{WORKERS * CONCURRENCY} processes sharing 2 cores while {TASKS} tasks arrive at once."
+            f"Why not < 10 ms: the skip path itself takes {median(alone):.1f} ms, and a skip "
+            "with its result about 2 ms of a process (bench/profile_skip.py). In the run, "
+            f"{TASKS - 1} skips arrive at once on {WORKERS * CONCURRENCY} pool processes and "
+            f"their {WORKERS} parents sharing 2 cores with PostgreSQL and memcached: each "
+            "skip waits for a core several times over its own work. The first task of each pool "
+            "process is its slowest (it opens the connections to the database and memcached: p99 "
+            f"{skip_p99:.0f} ms)."
         )
     report.save()
 

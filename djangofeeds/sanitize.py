@@ -5,6 +5,7 @@ authors become plain text; links must be http(s). Every reader (feedparser,
 ``djangofeeds.fastrss``, ``djangofeeds.jsonfeed``) converts through here.
 """
 
+import contextvars
 import html
 import re
 from urllib.parse import urljoin
@@ -68,7 +69,7 @@ def plain_text(value, limit=None):
     for _ in range(PLAIN_TEXT_PASSES):
         if "<" not in text and "&" not in text:
             break
-        text = html.unescape(nh3.clean(text, tags=set()))
+        text = html.unescape(TEXT_CLEANER.clean(text))
         if not markup_left(text):
             break
     else:
@@ -87,31 +88,50 @@ IMG_TAG = re.compile(r"<img\b")
 IMG_PRIVACY = '<img loading="lazy" referrerpolicy="no-referrer"'
 
 
+# The base URL of the markup being cleaned, for the cleaner's attribute filter.
+_BASE = contextvars.ContextVar("djangofeeds_sanitize_base", default="")
+
+
+def _resolve(tag, attribute, value):
+    if attribute not in ("href", "src"):
+        return value
+    try:
+        return urljoin(_BASE.get(), value)
+    except ValueError:  # e.g. "http://[oops/": no link is better than a crash
+        return None
+
+
+def _content_cleaner(**options):
+    return nh3.Cleaner(
+        tags=CONTENT_TAGS,
+        attributes=CONTENT_ATTRIBUTES,
+        url_schemes=CONTENT_URL_SCHEMES,
+        link_rel="noopener noreferrer nofollow",
+        **options,
+    )
+
+
+# Built once: nh3.clean() builds its allowlists anew on every call, which cost a
+# 50-item first import about 1 ms in the worker (a Cleaner cleans 4x faster).
+CONTENT_CLEANER = _content_cleaner()
+RESOLVING_CLEANER = _content_cleaner(attribute_filter=_resolve)
+TEXT_CLEANER = nh3.Cleaner(tags=set())
+
+
 def safe_html(markup, base=""):
     """``markup`` cut down to the allowlists above: safe tags and attributes, http(s)/mailto links.
 
     With a ``base`` URL, relative links and image sources are made absolute
     (feedparser does that itself; the other readers ask for it here).
     """
-    resolve = None
     if base:
-
-        def resolve(tag, attribute, value):
-            if attribute not in ("href", "src"):
-                return value
-            try:
-                return urljoin(base, value)
-            except ValueError:  # e.g. "http://[oops/": no link is better than a crash
-                return None
-
-    cleaned = nh3.clean(
-        markup,
-        tags=CONTENT_TAGS,
-        attributes=CONTENT_ATTRIBUTES,
-        url_schemes=CONTENT_URL_SCHEMES,
-        link_rel="noopener noreferrer nofollow",
-        attribute_filter=resolve,
-    )
+        token = _BASE.set(base)
+        try:
+            cleaned = RESOLVING_CLEANER.clean(markup)
+        finally:
+            _BASE.reset(token)
+    else:
+        cleaned = CONTENT_CLEANER.clean(markup)
     # Images load lazily and tell their host nothing of the reader. Added here,
     # not by nh3's set_tag_attribute_values, which writes them in a random order:
     # the same entry would change checksum, and be rewritten, on every import.
