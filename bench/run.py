@@ -134,7 +134,8 @@ def write_docs(reports, seconds, started_at):
         "run, ours and the baseline side by side (the machine is shared and noisy: compare",
         "the ratios, not absolute times across runs). Raw numbers: `bench/results/*.json`.",
         "How to run and what each script does: `bench/` and"
-        " [Development](development.md#benchmarks).",
+        " [Development](development.md#benchmarks); how the figures were taken apart"
+        " and cut: [Performance](performance.md).",
         "",
         markdown_table(rows),
         "",
