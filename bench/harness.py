@@ -128,11 +128,12 @@ class BenchWorker(WorkerProcess):
         return [pid, *children(pid)]
 
 
-def task_times(workers, task_name):
+def task_times(workers, task_name, url=None):
     """Milliseconds each ``task_name`` task ran, by the "status" it returned, from worker logs.
 
     The time is the worker's own ("Task ... succeeded in 0.012s"): the task and the
-    writes of its STARTED state and result.
+    writes of its STARTED state and result. With ``url``, only the tasks whose
+    result names that URL.
     """
     succeeded = re.compile(
         rf"Task {re.escape(task_name)}\[[^\]]+\] "
@@ -141,6 +142,8 @@ def task_times(workers, task_name):
     times = collections.defaultdict(list)
     for worker in workers:
         for match in succeeded.finditer(worker.output):
+            if url is not None and f"'url': '{url}'" not in match["result"]:
+                continue
             status = re.search(r"'status': '(\w+)'", match["result"])
             times[status.group(1) if status else "?"].append(float(match["seconds"]) * 1000)
     return times

@@ -6,14 +6,17 @@ items on the tests' feed server, PostgreSQL, memcached locks, claimed as the
 scheduler claims them; each first import runs through Celery's own tracer as a
 prefork worker runs it (the worker's Django fixup, ``ignore_result`` as the
 scheduler sends it), every step timed in place (exclusive times: a step's own,
-its inner steps apart) with its SQL statements by kind::
+its inner steps apart) with its SQL statements by kind; ``PROFILE_TASK_CPROFILE=30``
+adds a round under cProfile (CPU time) and prints its 30 costliest functions::
 
     BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/me_bench \
         .venv/bin/python -m bench.profile_import_task
 """
 
+import cProfile
 import logging
 import os
+import pstats
 import statistics
 import time
 import uuid
@@ -23,6 +26,7 @@ from bench.profile_store import Clock
 from localservers.feed_server import FeedServer
 
 FEEDS = int(os.environ.get("PROFILE_TASK_FEEDS", 200))
+CPROFILE = int(os.environ.get("PROFILE_TASK_CPROFILE", 0))  # how many functions to print
 ITEMS = 50
 PHASES = {"fetch_ms", "parse_ms", "store_ms"}
 
@@ -116,6 +120,10 @@ def profile(server):
 
     one_round()  # warm: imports, connections, the server's documents
     measured = one_round()
+    if CPROFILE:  # a third round under cProfile (CPU time): which functions the CPU goes to
+        profiler = cProfile.Profile(time.process_time)
+        profiler.runcall(one_round)
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(CPROFILE)
     runs = ImportRun.objects.filter(outcome="imported")
     phases = {name: statistics.fmean(runs.values_list(name, flat=True)) for name in PHASES}
     walls, runtimes, cpus = zip(*measured, strict=True)

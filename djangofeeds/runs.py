@@ -63,10 +63,19 @@ def finish_run(feed, run, outcome):
 
 
 def record_attempt(url, outcome, *, error="", task_id="", worker="", refresh_run=None):
-    """Record an attempt that never reached the feed (lock held, lock cache down)."""
-    # Only the URL: a skip is a busy feed's commonest record, and nothing else is read here.
-    feed, _ = Feed.objects.only("url").get_or_create(url=url)
-    return finish_run(feed, start_run(feed, task_id, worker, refresh_run, error=error), outcome)
+    """Record an attempt that never reached the feed (lock held, lock cache down).
+
+    A skip is a busy feed's commonest record: one ``INSERT ... SELECT`` by URL
+    where the database allows, else the feed (its URL only) and the run.
+    """
+    run = start_run(None, task_id, worker, refresh_run, error=error, outcome=outcome)
+    run.finished_at = timezone.now()
+    feed = ImportRun.objects.insert_for_url(run, url)
+    if feed is not None:
+        return ImportResult(feed=feed, run=run)
+    feed, _ = Feed.objects.only("url").get_or_create(url=url)  # a URL seen for the first time
+    run.feed = feed
+    return finish_run(feed, run, outcome)
 
 
 def record_skip(url, error, deferred=None, **recorded):

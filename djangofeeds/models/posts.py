@@ -46,9 +46,10 @@ class PostQuerySet(models.QuerySet):
         """PostgreSQL: one ``INSERT ... SELECT FROM unnest(...) ON CONFLICT``, a column a list.
 
         The statement ``bulk_create`` sends on PostgreSQL, without passing each
-        value through its field's preparation (half of a 50-post first import's
-        store in the worker's CPU, bench/cprof): a post's attributes are
-        database-ready already (text, aware datetimes, the feed's id).
+        value through its field's preparation (about a tenth of a 50-post first
+        import's CPU in the worker: bench/profile_import_task.py with
+        ``PROFILE_TASK_CPROFILE``): a post's attributes are database-ready
+        already (text, aware datetimes, the feed's id).
         """
         meta = self.model._meta
         fields = [field for field in meta.concrete_fields if not field.primary_key]

@@ -1,9 +1,45 @@
 """The record of every import attempt, and of every refresh round that queued them."""
 
-from django.db import models
+from django.db import connections, models
 from django.utils import timezone
 
 from djangofeeds.models.feeds import Feed, Outcome
+
+
+class ImportRunQuerySet(models.QuerySet):
+    def insert_for_url(self, run, url):
+        """Save the new ``run`` for the feed of ``url`` in one statement; return that feed.
+
+        ``INSERT ... SELECT`` from the feed by its URL, instead of a SELECT of
+        the feed and an INSERT: a skip's record is one round trip (under
+        contention each blocking call waits for a core again;
+        docs/performance.md). The feed comes back with its id and URL loaded,
+        its other fields when read. Returns None, writing nothing, when no feed
+        has ``url``, and on MariaDB and MySQL (no ``INSERT ... RETURNING`` used
+        there): the caller saves the run itself.
+        """
+        connection = connections[self.db]
+        if connection.vendor == "mysql" or not connection.features.can_return_columns_from_insert:
+            return None
+        meta, quote = self.model._meta, connection.ops.quote_name
+        fields = [f for f in meta.concrete_fields if not f.primary_key and f.attname != "feed_id"]
+        sql = (
+            f"INSERT INTO {quote(meta.db_table)} "
+            f"({', '.join(quote(column) for column in ['feed_id', *(f.column for f in fields)])}) "
+            f"SELECT {quote('id')}, {', '.join(['%s'] * len(fields))} "
+            f"FROM {quote(Feed._meta.db_table)} WHERE {quote('url')} = %s "
+            f"RETURNING {quote(meta.pk.column)}, {quote('feed_id')}"
+        )
+        values = [f.get_db_prep_save(getattr(run, f.attname), connection) for f in fields]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [*values, url])
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        run.pk, feed_id = row
+        run._state.adding, run._state.db = False, self.db
+        run.feed = Feed.from_db(self.db, ["id", "url"], [feed_id, url])
+        return run.feed
 
 
 class ImportRun(models.Model):
@@ -35,6 +71,8 @@ class ImportRun(models.Model):
     store_ms = models.PositiveIntegerField("store (ms)", default=0)
     # Stored from a document a WebSub hub pushed, not from a fetch.
     pushed = models.BooleanField(default=False)
+
+    objects = ImportRunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-started_at", "-id"]

@@ -1,6 +1,8 @@
 """djangofeeds.runs: every attempt's run, and the feed's failure write."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from djangofeeds.models import Feed, ImportRun, Outcome
@@ -18,6 +20,32 @@ def test_a_skipped_attempt_is_a_run_and_leaves_the_feed_alone():
     run = ImportRun.objects.get()
     assert result.run == run and run.outcome == Outcome.SKIPPED and "another worker" in run.error
     assert Feed.objects.get(url=URL).last_status == ""
+
+
+def test_a_skip_of_a_known_feed_is_one_statement_where_the_database_returns_rows():
+    """INSERT ... SELECT by URL: one round trip; the feed it returns reads its other fields."""
+    Feed.objects.create(url=URL, title="Known")
+    with CaptureQueriesContext(connection) as queries:
+        result = record_attempt(URL, Outcome.SKIPPED, error="lock held", task_id="t-2")
+    if connection.vendor == "mysql":  # no INSERT ... RETURNING here: a SELECT and an INSERT
+        assert len(queries) == 2
+    else:
+        assert len(queries) == 1 and "SELECT" in queries[0]["sql"]
+    run = ImportRun.objects.get()
+    assert (run.pk, run.task_id, run.outcome, run.error) == (
+        result.run.pk,
+        "t-2",
+        Outcome.SKIPPED,
+        "lock held",
+    )
+    assert run.feed_id == result.feed.pk and run.finished_at is not None
+    assert result.feed.title == "Known"  # loaded when read
+
+
+def test_an_attempt_for_a_url_without_a_feed_creates_the_feed():
+    result = record_attempt(URL, Outcome.FAILED, error="lock cache down")
+    assert Feed.objects.get(url=URL) == result.feed
+    assert ImportRun.objects.get().feed == result.feed
 
 
 def test_a_crash_under_the_current_fence_backs_the_feed_off():
