@@ -19,8 +19,8 @@ def keeper_threads():
 
 def test_one_thread_keeps_every_lease_of_the_process_alive(memcached_cache):
     """Three locks held at once outlive their 3 s leases, renewed by one keeper thread."""
-    # Not 2 s: memcached counts expiry in whole seconds of a clock it ticks once a
-    # second, and under load a lag of that clock cut a 2 s lease short once in CI.
+    # Not 2 s: memcached counts expiry in whole seconds, which leaves a 2 s lease
+    # about a second of margin; once in CI, under load, one lapsed between renewals.
     locks = [CacheLock(f"{KEY}-{n}", expire=3) for n in range(3)]
     assert all(lock.acquire() for lock in locks)
     threads_before = len(keeper_threads())
