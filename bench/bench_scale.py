@@ -15,6 +15,7 @@ The baseline of each figure is the issue's measurement before the scheduler
 
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -50,6 +51,11 @@ WORKERS = 2
 CONCURRENCY = int(os.environ.get("BENCH_SCALE_CONCURRENCY", 8))
 TICK_INTERVAL = TICK_SECONDS  # beat's tick (djangofeeds.schedules; migration 0005 set it)
 FETCH_TIMEOUT = 2  # seconds: the dead feeds of the mix time out after this
+# Scheduled feeds per message (DJANGOFEEDS_FEEDS_PER_MESSAGE, docs/feeds.md "Feeds per
+# message"): the setting a site with this many feeds runs with. A second, smaller 304
+# round sends one import_feed per feed (the default) for comparison.
+PER_MESSAGE = int(os.environ.get("BENCH_SCALE_FEEDS_PER_MESSAGE", 10))
+ONE_PER_MESSAGE_FEEDS = min(FEEDS, 20_000)
 SIM_TICKS = 20
 ROUND_TIMEOUT = 3600
 # The mix, by feed number modulo 100.
@@ -57,6 +63,7 @@ MIX = [(60, "304"), (80, "same"), (95, "new"), (97, "err"), (98, "reset"), (100,
 DEAD = {"err", "reset", "slow"}
 
 os.environ["DJANGOFEEDS_FETCH_TIMEOUT"] = str(FETCH_TIMEOUT)
+os.environ["DJANGOFEEDS_FEEDS_PER_MESSAGE"] = str(PER_MESSAGE)
 
 
 class ScaleServer:
@@ -142,7 +149,8 @@ def broker_bytes(redis_url):
         "queued": queued,
         "messages": len(messages),
         "payload_bytes_per_message": payload / len(messages),
-        "redis_memory_bytes_per_message": used / len(messages),
+        "payload_bytes_per_feed": payload / queued,
+        "redis_memory_bytes_per_feed": used / queued,
     }
 
 
@@ -230,6 +238,44 @@ def refresh_round(expected):
         "runs": runs.count(),
         "started_at": started_at,
     }
+
+
+def batch_ms_per_feed(workers):
+    """Milliseconds of worker time per feed of each ``import_feed_batch``, from worker logs:
+    the batch's time ("succeeded in 0.052s") over the feeds it counted."""
+    succeeded = re.compile(
+        r"Task djangofeeds\.tasks\.import_feed_batch\[[^\]]+\] "
+        r"succeeded in (?P<seconds>[\d.e-]+)s: (?P<counts>\{.*\})"
+    )
+    times = []
+    for worker in workers:
+        for match in succeeded.finditer(worker.output):
+            feeds = sum(int(n) for n in re.findall(r": (\d+)", match["counts"]))
+            if feeds:
+                times.append(float(match["seconds"]) * 1000 / feeds)
+    return times
+
+
+def one_per_message_round(workers, server):
+    """The first ONE_PER_MESSAGE_FEEDS feeds refreshed again, one ``import_feed`` each."""
+    from django.test import override_settings
+
+    from djangofeeds.models import Feed
+
+    keep = Feed.objects.order_by("pk").values_list("pk", flat=True)[ONE_PER_MESSAGE_FEEDS - 1]
+    Feed.objects.filter(pk__gt=keep).update(is_active=False)
+    make_due()
+    pids = [pid for worker in workers for pid in worker.processes()]
+    cpu_before = cpu_seconds(pids)
+    with override_settings(DJANGOFEEDS_FEEDS_PER_MESSAGE=1):
+        measured = refresh_round(ONE_PER_MESSAGE_FEEDS)
+    measured["worker_cpu_ms_per_304"] = (
+        (cpu_seconds(pids) - cpu_before) * 1000 / ONE_PER_MESSAGE_FEEDS
+    )
+    measured["fetches"] = server.call("/__stats")
+    measured["started_at"] = measured["started_at"].isoformat()
+    server.call("/__reset")
+    return measured
 
 
 def healthy_seconds(round_, urls):
@@ -351,6 +397,7 @@ def main():
 
             raw |= {
                 "feeds": FEEDS,
+                "feeds_per_message": PER_MESSAGE,
                 "mix_feeds": MIX_FEEDS,
                 "sim_feeds": SIM_FEEDS,
                 "batch": settings.DJANGOFEEDS_TICK_BATCH,
@@ -371,12 +418,16 @@ def main():
                 )
                 raw["fetches_304"] = server.call("/__stats")
                 server.call("/__reset")
-                times_304 = task_times(workers, "djangofeeds.tasks.import_feed")
+                times_304 = {"not_modified": batch_ms_per_feed(workers)}
+                if PER_MESSAGE == 1:
+                    times_304 = task_times(workers, "djangofeeds.tasks.import_feed")
                 fetch_304 = ImportRun.objects.filter(outcome="not_modified").values_list(
                     "fetch_ms", flat=True
                 )
                 raw["fetch_ms_304_median"] = median(list(fetch_304))
                 raw["importrun_bytes_per_row"] = table_bytes(ImportRun) / ImportRun.objects.count()
+                if PER_MESSAGE > 1:
+                    raw["round_one_per_message"] = one_per_message_round(workers, server)
 
                 # The mix: its healthy feeds alone first, then with the 5% dead ones.
                 Feed.objects.update(is_active=False)
@@ -409,11 +460,13 @@ def write(report, raw, times_304):
     broker = raw["broker"]
     report.row(
         "scale: broker bytes per queued feed (Redis)",
-        f"{broker['payload_bytes_per_message']:.0f} B message, "
-        f"{broker['redis_memory_bytes_per_message']:.0f} B of Redis memory",
+        f"{broker['payload_bytes_per_feed']:.0f} B of message, "
+        f"{broker['redis_memory_bytes_per_feed']:.0f} B of Redis memory "
+        f"({raw['feeds_per_message']} feeds per message of "
+        f"{broker['payload_bytes_per_message']:.0f} B)",
         "59 KB at 10,000 feeds, 690 KB at 100,000 (chord)",
         goal="<= 2 KB",
-        met=broker["redis_memory_bytes_per_message"] <= 2048,
+        met=broker["redis_memory_bytes_per_feed"] <= 2048,
     )
     ticks = per_thousand(raw["round_304"]["ticks"] + raw["round_mix"]["ticks"])
     claim_ms = median(raw["sim"]["claim_ms_per_1000"])
@@ -437,8 +490,9 @@ def write(report, raw, times_304):
     )
     # SPEC §7: both goals are ratios to Celery's own no-op floor, measured in this run.
     floor = raw["celery_floor"]
+    per_message = raw["feeds_per_message"]
     report.row(
-        f"scale: round of {FEEDS:,} feeds answering 304, feeds/s",
+        f"scale: round of {FEEDS:,} feeds answering 304, {per_message} per message, feeds/s",
         f"{rate:.0f} feeds/s ({round_304['seconds']:.0f} s)",
         f"{floor['per_second']:.0f} no-op tasks/s (same workers)",
         f"{rate / floor['per_second']:.0%}",
@@ -448,14 +502,29 @@ def write(report, raw, times_304):
     task_304 = median(times_304.get("not_modified", [0]))
     cpu_ratio = raw["worker_cpu_ms_per_304"] / floor["worker_cpu_ms"]
     report.row(
-        "scale: worker CPU of one import answered 304 vs a no-op message",
+        f"scale: worker CPU of one import answered 304 ({per_message} per message) vs a no-op "
+        "message",
         f"{raw['worker_cpu_ms_per_304']:.1f} ms per feed (pool processes and their parent); "
-        f"task time {task_304:.1f} ms median (fetch {raw['fetch_ms_304_median']:.1f} ms)",
+        f"task time {task_304:.1f} ms median per feed (fetch {raw['fetch_ms_304_median']:.1f} "
+        "ms)",
         f"{floor['worker_cpu_ms']:.2f} ms per no-op message",
         f"{cpu_ratio:.1f}x",
         "<= 2x",
         cpu_ratio <= 2,
     )
+    single = raw.get("round_one_per_message")
+    if single:
+        single_feeds = single["runs"]
+        single_rate = single_feeds / single["seconds"]
+        report.row(
+            f"scale: the same 304s one message per feed (the default), {single_feeds:,} feeds",
+            f"{single_rate:.0f} feeds/s, {single['worker_cpu_ms_per_304']:.1f} ms of worker CPU "
+            f"per feed; fetches per feed {single['fetches']['fetches'] / single_feeds:.3f}",
+            f"{rate:.0f} feeds/s, {raw['worker_cpu_ms_per_304']:.1f} ms at {per_message} per "
+            "message",
+            f"{single_rate / rate:.2f}x",
+            goal="measure",
+        )
     mix = raw["round_mix"]
     mix_rate = MIX_FEEDS / mix["seconds"]
     by_kind = raw["mix_worker_s_by_kind"]
@@ -580,8 +649,8 @@ def write(report, raw, times_304):
         "next_check_at order and stops after one batch, so its cost does not grow with the "
         f"table (medians: {statistics.median(sim['claim_ms_per_1000']):.0f} ms per 1,000). "
         f"The broker holds at most the depth: {raw['depth']} x "
-        f"{broker['redis_memory_bytes_per_message']:.0f} B = "
-        f"{raw['depth'] * broker['redis_memory_bytes_per_message'] / 2**20:.0f} MiB, whatever "
+        f"{broker['redis_memory_bytes_per_feed']:.0f} B = "
+        f"{raw['depth'] * broker['redis_memory_bytes_per_feed'] / 2**20:.0f} MiB, whatever "
         "the number of feeds."
     )
 

@@ -28,6 +28,9 @@ DEFAULTS = {
     # Feeds claimed per refresh tick, and the most claims left unfinished.
     "DJANGOFEEDS_TICK_BATCH": 2500,
     "DJANGOFEEDS_QUEUE_DEPTH": 10000,
+    # Scheduled feeds per message: 1 sends one import_feed each; more send
+    # import_feed_batch messages, Celery's work per message paid once for several.
+    "DJANGOFEEDS_FEEDS_PER_MESSAGE": 1,
     # Seconds after which a claim never run is due again.
     "DJANGOFEEDS_CLAIM_TIMEOUT": 900,
     # Posts kept per feed, newest first (0: no bound).

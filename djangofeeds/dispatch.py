@@ -22,6 +22,7 @@ from djangofeeds.politeness import busy_wait
 logger = logging.getLogger("djangofeeds.tasks")  # the tick's lines, as the task logs them
 
 IMPORT_FEED = "djangofeeds.tasks.import_feed"
+IMPORT_FEED_BATCH = "djangofeeds.tasks.import_feed_batch"
 SUBSCRIBE_FEED = "djangofeeds.tasks.subscribe_feed"
 # URLs per claim statement when a person queues feeds by URL.
 URLS_PER_CLAIM = 500
@@ -81,49 +82,86 @@ def enqueue_imports(urls):
 
 
 def send_imports(feeds, claim, *, scheduled=False, refresh_run=None):
-    """Send one ``import_feed`` per claimed ``(pk, url)``; return ``[(url, AsyncResult)]``.
+    """Send the imports of the claimed ``(pk, url)``s; return ``[(url, AsyncResult)]``.
 
-    A broker failure releases the claims of the feeds not sent (they are due
-    again) and re-raises; the ones already sent keep theirs, so nothing is
-    sent twice (a message of a released claim imports nothing). A scheduled
+    One ``import_feed`` per feed; a scheduled round sends
+    ``DJANGOFEEDS_FEEDS_PER_MESSAGE`` feeds per ``import_feed_batch`` message
+    instead when that is above 1 (Celery's work per message paid once for
+    several). A broker failure releases the claims of the feeds not sent (they
+    are due again) and re-raises; the ones already sent keep theirs, so nothing
+    is sent twice (a message of a released claim imports nothing). A scheduled
     import writes no task result (``ImportRun`` is its record); one a person
     asked for keeps its state and result.
     """
     kwargs = {"claim": claim}
     if refresh_run is not None:
         kwargs["refresh_run"] = refresh_run
-    # Celery writes a repr of the arguments into every message, for result
-    # rows and logs; a scheduled import has no result row, and the repr costs
-    # more than the rest of the message to build (the URL is in the args).
-    reprs = {"argsrepr": "", "kwargsrepr": ""} if scheduled else {}
-    import_feed = current_app.tasks[IMPORT_FEED]  # the registered task: its options apply
+    per_message = conf.DJANGOFEEDS_FEEDS_PER_MESSAGE if scheduled else 1
+    task = current_app.tasks[IMPORT_FEED if per_message == 1 else IMPORT_FEED_BATCH]
     sent = []
     try:
         with current_app.producer_or_acquire() as producer:
-            # The queue is declared once here, not with every message.
-            options = {
-                "producer": producer,
-                "queue": declared_import_queue(producer),
-                "declare": [],
-                "ignore_result": scheduled,
-                **reprs,
-            }
+            options = scheduled_options(producer) if scheduled else queue_options(producer)
             for start in range(0, len(feeds), PUBLISH_CHUNK):
-                chunk = feeds[start : start + PUBLISH_CHUNK]
+                chunk = [url for _, url in feeds[start : start + PUBLISH_CHUNK]]
+                groups = [chunk[n : n + per_message] for n in range(0, len(chunk), per_message)]
                 # On Redis a chunk is one pipeline, one round trip (kombu's publish
                 # batch); other brokers publish each message as it comes.
-                with producer.batch(max_size=2 * len(chunk)):
+                with producer.batch(max_size=2 * len(groups)):
                     results = [
-                        (url, import_feed.apply_async((url,), kwargs, **options))
-                        for _, url in chunk
+                        task.apply_async(message_args(urls, per_message), kwargs, **options)
+                        for urls in groups
                     ]
-                sent.extend(results)
+                # Counted once the chunk reached the broker: a failed flush sent none of it.
+                for urls, result in zip(groups, results, strict=True):
+                    sent.extend((url, result) for url in urls)
     except Exception:
         # A chunk that failed may have reached Redis in part: those messages
         # carry a claim that is released here, so they import nothing.
         release_claims([pk for pk, _ in feeds[len(sent) :]], claim)
         raise
     return sent
+
+
+def message_args(urls, per_message):
+    """An import message's arguments: ``import_feed``'s URL, or ``import_feed_batch``'s URLs."""
+    return (urls[0],) if per_message == 1 else (urls,)
+
+
+def send_back(urls, claim, refresh_run=None, *, countdown, host_waits=0):
+    """Send each of ``urls`` again as an ``import_feed`` of its own, in ``countdown`` seconds.
+
+    What a batch does with a feed whose host is busy, and with the feeds it
+    could not import (its time ran out, the lock cache is unreachable): each
+    keeps the batch's claim and round, and then waits, retries and reports as
+    any scheduled import does.
+    """
+    kwargs = {"claim": claim, "refresh_run": refresh_run, "host_waits": host_waits}
+    with current_app.producer_or_acquire() as producer:
+        options = scheduled_options(producer)
+        import_feed = current_app.tasks[IMPORT_FEED]
+        for url in urls:
+            import_feed.apply_async((url,), kwargs, countdown=countdown, **options)
+
+
+def queue_options(producer):
+    """``apply_async`` options of imports sent on ``producer``: the queue declared once.
+
+    An import a person asked for keeps its result (its progress is shown),
+    whatever the site's ``CELERY_TASK_IGNORE_RESULT``.
+    """
+    queue = declared_import_queue(producer)
+    return {"producer": producer, "queue": queue, "declare": [], "ignore_result": False}
+
+
+def scheduled_options(producer):
+    """``queue_options`` of a scheduled import: no result, and no repr of its arguments.
+
+    Celery writes a repr of the arguments into every message, for result rows
+    and logs; a scheduled import has no result row, and the repr costs more
+    than the rest of the message to build (the URL is in the args).
+    """
+    return {**queue_options(producer), "ignore_result": True, "argsrepr": "", "kwargsrepr": ""}
 
 
 def declared_import_queue(producer):

@@ -22,8 +22,8 @@ MAX_RETRIES = 5
 RETRY_BACKOFF_MAX = 600
 
 
-class ImportFeedTask(Task):
-    """``import_feed``'s class: time limits under the lock's expiry, crashes recorded."""
+class FeedImportTask(Task):
+    """``import_feed`` and ``import_feed_batch``: time limits under the lock's expiry."""
 
     # Read when a worker asks, not at import (a host's settings may not be ready then):
     # a stuck import is killed before the lock's lease could run out under it.
@@ -34,6 +34,10 @@ class ImportFeedTask(Task):
     @property
     def time_limit(self):
         return conf.DJANGOFEEDS_LOCK_EXPIRE * 0.9
+
+
+class ImportFeedTask(FeedImportTask):
+    """``import_feed``'s class: a crash outside the import recorded on the feed's run."""
 
     def on_failure(self, exc, task_id, args, kwargs, einfo):
         """An unexpected error outside the import (before its fence): record the run only."""
@@ -99,6 +103,25 @@ def import_feed(self, feed_url, claim=None, refresh_run=None, host_waits=0):
     log = logger.warning if result.outcome == Outcome.FAILED else logger.info
     log(runs.describe(summary))
     return summary
+
+
+@shared_task(
+    bind=True,
+    base=FeedImportTask,
+    acks_late=True,  # a batch lost with its worker runs again: its done feeds skip (claims)
+    reject_on_worker_lost=True,
+    ignore_result=True,
+)
+def import_feed_batch(self, feed_urls, claim=None, refresh_run=None):
+    """Scheduled imports of several feeds in one message (``DJANGOFEEDS_FEEDS_PER_MESSAGE``).
+
+    Each feed is imported as ``import_feed`` imports it, under the same lock
+    (``runner.run_batch``); Celery's work per message is paid once for all.
+    """
+    request = self.request
+    recorded = {"task_id": request.id, "worker": request.hostname, "refresh_run": refresh_run}
+    options = {"task_name": import_feed.name, "claim": claim, "time_limit": self.soft_time_limit}
+    return runner.run_batch(feed_urls, **options, **recorded)
 
 
 @shared_task(ignore_result=True, expires=TICK_EXPIRES)  # a late tick is dropped: none pile up

@@ -328,6 +328,10 @@ DJANGOFEEDS_TICK_BATCH = env_int("DJANGOFEEDS_TICK_BATCH", 2500)
 # ...and only while fewer than this many claimed feeds are still unfinished
 # (queued or running): the backlog in the broker never grows past it.
 DJANGOFEEDS_QUEUE_DEPTH = env_int("DJANGOFEEDS_QUEUE_DEPTH", 10000)
+# Scheduled feeds per message: 1 sends one import_feed per feed; more send
+# import_feed_batch messages, each importing its feeds in turn, which pays
+# Celery's work per message (receive, acknowledge, trace) once for several.
+DJANGOFEEDS_FEEDS_PER_MESSAGE = env_int("DJANGOFEEDS_FEEDS_PER_MESSAGE", 1)
 # A claim not finished after this many seconds (a lost message, a killed
 # worker) is due again. Longer than an import may run (the lock's expiry)
 # plus the time a full queue takes to drain.

@@ -1,0 +1,209 @@
+"""Scheduled imports in batches (DJANGOFEEDS_FEEDS_PER_MESSAGE): several feeds per message,
+each imported as ``import_feed`` imports it; what a batch cannot import goes back one by one."""
+
+import base64
+import json
+
+import pytest
+import redis
+from django.core.cache import cache
+from django.utils import timezone
+
+from djangofeeds import runner
+from djangofeeds.claims import claim_feeds
+from djangofeeds.dispatch import IMPORT_FEED, IMPORT_FEED_BATCH, enqueue_imports
+from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
+from djangofeeds.politeness import host_slots
+from djangofeeds.runner import lock_key
+from djangofeeds.tasks import import_feed_batch, refresh_feeds
+from localservers.feed_server import FeedServer, numbered_items, rss
+from localservers.waiting import wait_until
+from tests.factories import make_feeds
+from tests.support.queues import redis_list_key
+from tests.support.workers import feeds_worker
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def clean_cache():
+    """Locks and host slots live in the default cache, which outlives a transactional test."""
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def two_hosts():
+    """A feed server on two loopback hosts (127.0.0.1 and 127.0.1.1)."""
+    server = FeedServer(hosts=2).start()
+    yield server
+    server.stop()
+
+
+def queued(broker):
+    """``(task, args, kwargs, eta)`` of each message in the feeds queue, oldest first."""
+    client = redis.Redis.from_url(broker.url)
+    found = []
+    for raw in reversed(client.lrange(redis_list_key("feeds"), 0, -1)):
+        message = json.loads(raw)
+        args, kwargs, _ = json.loads(base64.b64decode(message["body"]))
+        found.append((message["headers"]["task"], args, kwargs, message["headers"]["eta"]))
+    return found
+
+
+def claimed(urls):
+    """Claim the feeds of ``urls`` as a tick would; the claim each message carries."""
+    Feed.objects.bulk_create([Feed(url=url) for url in urls], ignore_conflicts=True)
+    claim, _ = claim_feeds(Feed.objects.filter(url__in=urls))
+    return claim
+
+
+def outcomes(urls):
+    """Each URL's runs' outcomes, in order."""
+    runs = ImportRun.objects.order_by("pk").values_list("feed__url", "outcome")
+    return [[outcome for url_, outcome in runs if url_ == url] for url in urls]
+
+
+def test_a_tick_sends_its_feeds_in_batches_and_a_person_one_import_each(private_broker, settings):
+    """7 due feeds, 3 per message: 3 batch messages, each feed in one of them, one claim and
+    one round for all; "Import now" still sends one ``import_feed`` per feed (its result)."""
+    settings.DJANGOFEEDS_FEEDS_PER_MESSAGE = 3
+    make_feeds(7)
+
+    tick = refresh_feeds.apply().get()
+
+    messages = queued(private_broker)
+    assert [task for task, *_ in messages] == [IMPORT_FEED_BATCH] * 3
+    batches = [args[0] for _, args, _, _ in messages]
+    assert [len(urls) for urls in batches] == [3, 3, 1]
+    assert sorted(url for urls in batches for url in urls) == sorted(
+        Feed.objects.values_list("url", flat=True)
+    )
+    assert {json.dumps(kwargs) for _, _, kwargs, _ in messages} == {
+        json.dumps({"claim": messages[0][2]["claim"], "refresh_run": tick["refresh_run"]})
+    }
+
+    Feed.objects.update(claimed_at=None)
+    enqueue_imports(batches[0][:2])
+    assert [(task, args) for task, args, _, _ in queued(private_broker)[3:]] == [
+        (IMPORT_FEED, [url]) for url in batches[0][:2]
+    ]
+
+
+def test_a_batch_imports_each_feed_under_its_lock_and_goes_on_past_a_crash_and_a_skip(
+    feed_server, monkeypatch, clean_cache
+):
+    """Each feed is fetched once under its own lock; a replaced claim skips its feed and a
+    crash is recorded on its feed, and neither stops the feeds after it."""
+    urls = [feed_server.serve(f"/b{n}.xml", rss(numbered_items(2))) for n in range(4)]
+    claim = claimed(urls)
+    Feed.objects.filter(url=urls[1]).update(claimed_at=timezone.now())  # imported since
+    real_fetch_and_store = runner.fetch_and_store
+
+    def crash_on_the_third(feed, **options):
+        if feed.url == urls[2]:
+            raise RuntimeError("the importer broke")
+        return real_fetch_and_store(feed, **options)
+
+    monkeypatch.setattr(runner, "fetch_and_store", crash_on_the_third)
+
+    counts = import_feed_batch.apply(args=[urls], kwargs={"claim": claim}).get()
+
+    assert counts == {"imported": 2, "skipped": 1, "failed": 1}
+    assert [feed_server.hits(f"/b{n}.xml") for n in range(4)] == [1, 0, 0, 1]
+    assert outcomes(urls) == [["imported"], ["skipped"], ["failed"], ["imported"]]
+    assert "the importer broke" in Feed.objects.get(url=urls[2]).last_error
+    assert all(cache.get(lock_key(IMPORT_FEED, url)) is None for url in urls)
+
+
+def test_a_feed_whose_host_is_busy_goes_back_as_an_import_of_its_own(
+    two_hosts, private_broker, clean_cache
+):
+    """The busy host's feed waits in an ``import_feed`` message of its own (same claim and
+    round, ``host_waits`` 1, a few seconds later); the other host's feed is imported now."""
+    busy = two_hosts.serve("/busy.xml", rss(numbered_items(1)), host="127.0.0.1")
+    free = two_hosts.serve("/free.xml", rss(numbered_items(1)), host="127.0.1.1")
+    claim = claimed([busy, free])
+    round_ = RefreshRun.objects.create(started_at=timezone.now(), feeds=2).pk
+    slots = [host_slots(busy) for _ in range(2)]
+    assert all(slot.acquire() for slot in slots)
+
+    counts = import_feed_batch.apply(
+        args=[[busy, free]], kwargs={"claim": claim, "refresh_run": round_}
+    ).get()
+
+    assert counts == {"sent back": 1, "imported": 1}
+    assert two_hosts.hits("/busy.xml") == 0 and two_hosts.hits("/free.xml") == 1
+    [(task, args, kwargs, eta)] = queued(private_broker)
+    assert (task, args) == (IMPORT_FEED, [busy])
+    assert kwargs == {"claim": claim, "refresh_run": round_, "host_waits": 1}
+    assert eta is not None and eta > timezone.now().isoformat()
+    assert outcomes([busy]) == [[]]  # no run: it has not been tried yet
+    for slot in slots:
+        slot.release()
+
+
+def test_a_batch_near_its_time_limit_sends_the_rest_back(
+    feed_server, private_broker, settings, clean_cache
+):
+    """Once less than two fetch deadlines of its soft time limit are left, a batch starts
+    no other import: the feeds not started go back, one ``import_feed`` each, at once."""
+    settings.DJANGOFEEDS_FETCH_TIMEOUT = 1  # a fetch's deadline: 3 s
+    slow = feed_server.serve("/slow.xml", rss(numbered_items(1)), delay=0.5)
+    rest = [feed_server.serve(f"/r{n}.xml", rss(numbered_items(1))) for n in range(2)]
+    claim = claimed([slow, *rest])
+
+    counts = runner.run_batch(
+        [slow, *rest], task_name=IMPORT_FEED, claim=claim, time_limit=2 * 3 + 0.3
+    )
+
+    assert counts == {"imported": 1, "sent back": 2}
+    assert feed_server.hits("/slow.xml") == 1
+    assert [feed_server.hits(f"/r{n}.xml") for n in range(2)] == [0, 0]
+    assert [(task, args, eta) for task, args, _, eta in queued(private_broker)] == [
+        (IMPORT_FEED, [url], None) for url in rest
+    ]
+
+
+def test_a_batch_without_its_lock_cache_imports_nothing_and_sends_every_feed_back(
+    feed_server, memcached_cache, private_broker, caplog
+):
+    """memcached down: no feed is fetched, the refusal is on record, and every feed of the
+    batch goes back as an ``import_feed``, which retries as any import does."""
+    urls = [feed_server.serve(f"/m{n}.xml", rss(numbered_items(1))) for n in range(3)]
+    claim = claimed(urls)
+    memcached_cache.stop()
+
+    counts = import_feed_batch.apply(args=[urls], kwargs={"claim": claim}).get()
+
+    assert counts == {"sent back": 3}
+    assert [feed_server.hits(f"/m{n}.xml") for n in range(3)] == [0, 0, 0]
+    assert [args for _, args, _, _ in queued(private_broker)] == [[url] for url in urls]
+    [run] = ImportRun.objects.all()
+    assert run.outcome == Outcome.FAILED and "lock cache is unreachable" in run.error
+    assert any("sent back" in record.getMessage() for record in caplog.records)
+
+
+@pytest.mark.project_wiring
+def test_a_round_in_batches_through_real_workers_fetches_each_feed_once(
+    feed_server, memcached_cache, worker_factory, settings
+):
+    """Batches of 3 through a real worker: one fetch and one run per feed, the round counted
+    from the runs, every claim released."""
+    settings.DJANGOFEEDS_FEEDS_PER_MESSAGE = 3
+    feeds_worker(worker_factory, memcached_cache)
+    urls = [feed_server.serve(f"/w{n}.xml", rss(numbered_items(2))) for n in range(6)]
+    urls.append(feed_server.url("/gone.xml"))  # 404
+    Feed.objects.bulk_create(Feed(url=url) for url in urls)
+
+    tick = refresh_feeds.apply().get()
+    summary = RefreshRun.objects.get(pk=tick["refresh_run"])
+    wait_until(lambda: summary.progress()[0] == 7, 60, "the round never finished")
+    wait_until(lambda: not Feed.objects.filter(claimed_at__isnull=False).exists(), 10)
+
+    assert [feed_server.hits(f"/w{n}.xml") for n in range(6)] == [1] * 6
+    assert feed_server.hits("/gone.xml") == 1
+    assert outcomes(urls) == [["imported"]] * 6 + [["failed"]]
+    refresh_feeds.apply()  # the next tick closes the round
+    summary.refresh_from_db()
+    assert (summary.feeds, summary.imported, summary.failed, summary.unfinished) == (7, 6, 1, 0)
