@@ -85,12 +85,13 @@ def release_claims(pks, claim):
     )
 
 
-def release_claim(feed, fence, *, next_check_at, **changes):
+def release_claim(feed, fence, *, next_check_at, run=None, **changes):
     """The import of ``feed`` is over: clear its claim and store its next check, under ``fence``.
 
     Raises ``StaleFence`` when a newer import holds the feed (it writes them).
+    ``run``, if given, is saved with the write (``write_fenced``).
     """
-    write_fenced(feed, fence, claimed_at=None, next_check_at=next_check_at, **changes)
+    write_fenced(feed, fence, run=run, claimed_at=None, next_check_at=next_check_at, **changes)
 
 
 def holds_claim(feed, claim):

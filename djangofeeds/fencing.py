@@ -6,22 +6,32 @@ conditional on it still being the newest, so a stalled worker whose lease ran
 out cannot overwrite what a newer import wrote.
 """
 
-from djangofeeds.models import Feed
+from djangofeeds.models import Feed, ImportRun
 
 
 class StaleFence(Exception):
     """A newer lock holder exists: this import must not write."""
 
 
-def write_fenced(feed, fence, **changes):
+def write_fenced(feed, fence, *, run=None, **changes):
     """Update the feed row (and ``feed``) only while ``fence`` is the newest; else ``StaleFence``.
 
-    Without a fence (a test, a benchmark) the write is not fenced.
+    Without a fence (a test, a benchmark) the write is not fenced. With
+    ``run`` (an unsaved, finished ``ImportRun``), the run is saved with the
+    write, and never without it: in the same statement on PostgreSQL
+    (``ImportRun.objects.insert_with_update``), else right after it (the
+    caller's transaction holds both).
     """
     rows = Feed.objects.filter(pk=feed.pk)
     if fence is not None:
         rows = rows.filter(fence=fence)
-    if changes and not rows.update(**changes):
-        raise StaleFence
+    if run is not None and ImportRun.objects.can_insert_with_update():
+        if not ImportRun.objects.insert_with_update(run, rows, changes):
+            raise StaleFence
+    else:
+        if changes and not rows.update(**changes):
+            raise StaleFence
+        if run is not None:
+            run.save(force_insert=True)
     for name, value in changes.items():
         setattr(feed, name, value)

@@ -16,8 +16,11 @@ logger = logging.getLogger(__name__)
 URL_MAX_LENGTH = Feed._meta.get_field("url").max_length
 
 
-def save_fetched(feed, fence, fetched, *, now, next_check_at, **changes):
-    """Store what a successful fetch says of ``feed``, with ``changes``; its new URL if it moved."""
+def save_fetched(feed, fence, fetched, *, now, next_check_at, run=None, **changes):
+    """Store what a successful fetch says of ``feed``, with ``changes``; its new URL if it moved.
+
+    ``run``, if given, is saved with the feed's write (``write_fenced``).
+    """
     changes.update(
         last_checked_at=now,
         last_success_at=now,
@@ -25,9 +28,9 @@ def save_fetched(feed, fence, fetched, *, now, next_check_at, **changes):
         error_count=0,
         **validators(fetched),
     )
-    new_url = fetched.permanent_url
-    if not new_url or new_url == feed.url or len(new_url) > URL_MAX_LENGTH:
-        release_claim(feed, fence, next_check_at=next_check_at, **changes)
+    new_url = moves_to(feed, fetched)
+    if not new_url:
+        release_claim(feed, fence, next_check_at=next_check_at, run=run, **changes)
         return
     old_url = feed.url
     try:
@@ -38,6 +41,16 @@ def save_fetched(feed, fence, fetched, *, now, next_check_at, **changes):
         release_claim(feed, fence, next_check_at=next_check_at, **changes)
     else:
         logger.info("feed %s moved permanently to %s", old_url, new_url)
+    if run is not None:  # after the savepoint: a URL refused must not take the run with it
+        run.save(force_insert=True)
+
+
+def moves_to(feed, fetched):
+    """The URL ``feed`` moved to for good, per this fetch (one that fits the column), or None."""
+    new_url = fetched.permanent_url
+    if not new_url or new_url == feed.url or len(new_url) > URL_MAX_LENGTH:
+        return None
+    return new_url
 
 
 def moved_to_another_feed(feed, new_url):

@@ -1,12 +1,51 @@
 """The record of every import attempt, and of every refresh round that queued them."""
 
 from django.db import connections, models
+from django.db.models.sql import UpdateQuery
 from django.utils import timezone
 
 from djangofeeds.models.feeds import Feed, Outcome
 
 
 class ImportRunQuerySet(models.QuerySet):
+    def can_insert_with_update(self):
+        """Whether ``insert_with_update`` works here: PostgreSQL's data-modifying ``WITH``."""
+        return connections[self.db].vendor == "postgresql"
+
+    def insert_with_update(self, run, rows, changes):
+        """Save the new ``run`` in the statement that updates its feed; whether the feed was.
+
+        ``WITH updated AS (UPDATE … RETURNING id) INSERT … SELECT … FROM
+        updated``: ``rows`` (the feed, filtered by its fence) get ``changes``,
+        and the run is inserted for the row updated, in one round trip and one
+        implicit transaction, instead of BEGIN, UPDATE, INSERT and COMMIT (a
+        304's whole record; docs/performance.md). When no row matches (a
+        newer fence), nothing is written and False is returned. PostgreSQL
+        only (``can_insert_with_update``).
+        """
+        connection = connections[self.db]
+        update = rows.query.chain(UpdateQuery)
+        update.add_update_values(changes)
+        update_sql, update_params = update.get_compiler(rows.db).as_sql()
+        meta, quote = self.model._meta, connection.ops.quote_name
+        fields = [f for f in meta.concrete_fields if not f.primary_key and f.attname != "feed_id"]
+        sql = (
+            f"WITH updated AS ({update_sql} RETURNING {quote(Feed._meta.pk.column)}) "
+            f"INSERT INTO {quote(meta.db_table)} "
+            f"({', '.join(quote(column) for column in ['feed_id', *(f.column for f in fields)])}) "
+            f"SELECT {quote(Feed._meta.pk.column)}, {', '.join(['%s'] * len(fields))} "
+            f"FROM updated RETURNING {quote(meta.pk.column)}"
+        )
+        values = [f.get_db_prep_save(getattr(run, f.attname), connection) for f in fields]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [*update_params, *values])
+            row = cursor.fetchone()
+        if row is None:
+            return False
+        run.pk = row[0]
+        run._state.adding, run._state.db = False, self.db
+        return True
+
     def insert_for_url(self, run, url):
         """Save the new ``run`` for the feed of ``url`` in one statement; return that feed.
 

@@ -1,9 +1,12 @@
 """djangofeeds.fencing: a feed write that only the newest lock holder may make."""
 
 import pytest
+from django.db import connection
+from django.utils import timezone
 
 from djangofeeds.fencing import StaleFence, write_fenced
-from djangofeeds.models import Feed
+from djangofeeds.models import Feed, ImportRun, Outcome
+from djangofeeds.runs import start_run
 
 pytestmark = pytest.mark.django_db
 
@@ -38,3 +41,43 @@ def test_without_a_fence_the_write_is_not_fenced():
     write_fenced(feed, None, title="Unfenced")
 
     assert Feed.objects.get(url=URL).title == "Unfenced"
+
+
+def finished_run(feed):
+    run = start_run(feed, task_id="t-1", worker="w")
+    run.outcome, run.finished_at = Outcome.NOT_MODIFIED, timezone.now()
+    return run
+
+
+def test_a_run_is_saved_with_the_write_and_never_without_it():
+    """With ``run``, the newest fence's write saves the run too; a refused write saves none."""
+    feed = Feed.objects.next_fence(URL)
+    run = finished_run(feed)
+
+    write_fenced(feed, feed.fence, run=run, title="With its run")
+
+    saved = ImportRun.objects.get()
+    assert saved.pk == run.pk and saved.feed_id == feed.pk and saved.task_id == "t-1"
+    assert saved.outcome == Outcome.NOT_MODIFIED and Feed.objects.get().title == "With its run"
+
+    Feed.objects.next_fence(URL)  # a newer holder
+    late = finished_run(feed)
+    with pytest.raises(StaleFence):
+        write_fenced(feed, feed.fence, run=late, title="Stale")
+
+    assert late.pk is None and ImportRun.objects.count() == 1
+    assert Feed.objects.get().title == "With its run"
+
+
+def test_the_write_and_its_run_are_one_statement_on_postgresql(django_assert_num_queries):
+    """PostgreSQL: ``WITH … UPDATE … RETURNING`` then ``INSERT … SELECT``, one round trip;
+    elsewhere the UPDATE and the INSERT, in the caller's transaction."""
+    feed = Feed.objects.next_fence(URL)
+    one_statement = connection.vendor == "postgresql"
+
+    with django_assert_num_queries(1 if one_statement else 2) as captured:
+        write_fenced(feed, feed.fence, run=finished_run(feed), title="Counted")
+
+    first = captured.captured_queries[0]["sql"]
+    assert first.startswith("WITH updated AS (UPDATE") == one_statement
+    assert ImportRun.objects.count() == 1

@@ -5,6 +5,7 @@ from datetime import timedelta
 from email.utils import formatdate
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from djangofeeds import addresses
@@ -99,8 +100,9 @@ def test_import_feed_etag_304_writes_no_post(feed_server, django_assert_num_quer
     import_url(url)
     checked = Feed.objects.get(url=url).last_checked_at
 
-    # get the feed, update its check times (fenced), record the run
-    with django_assert_num_queries(3) as captured:
+    # get the feed, update its check times (fenced), record the run: on PostgreSQL the
+    # last two are one statement (ImportRun.objects.insert_with_update)
+    with django_assert_num_queries(2 if connection.vendor == "postgresql" else 3) as captured:
         result = import_url(url)
 
     assert result.outcome == Outcome.NOT_MODIFIED
