@@ -592,17 +592,22 @@ def write(report, raw, times_304):
             f"{median(ticks):.0f} ms per 1,000 median."
         )
     busy = task_304 * FEEDS / 1000 / processes
+    per_message_note = (
+        f"At {per_message} feeds per message Celery's work per message is paid once for "
+        f"{per_message} feeds (one per message: see the row above). "
+        if per_message > 1
+        else ""
+    )
     if rate < 0.5 * floor["per_second"]:
         report.note(
             f"Why not 50% of the no-op rate ({0.5 * floor['per_second']:.0f} feeds/s) answering "
-            f"304: a 304 import takes {task_304:.1f} ms of a worker "
+            f"304: {per_message_note}A 304 import takes {task_304:.1f} ms of a worker "
             f"process (median; the fetch alone {raw['fetch_ms_304_median']:.1f} ms), so "
             f"{processes} processes need at least {busy:.0f} s for {FEEDS:,} feeds, "
-            f"{busy / round_304['seconds']:.0%} of the round. The rest is Celery's own work per "
-            "message in the worker (receiving, acknowledging, the pool's IPC), which the task "
-            "time does not include, and the 2 cores shared with PostgreSQL, Redis, memcached "
-            f"and the feed server. The scheduler queues at most {raw['batch']} feeds per "
-            f"{TICK_INTERVAL} s tick ({raw['batch'] / TICK_INTERVAL:.0f}/s): it is not the limit. "
+            f"{busy / round_304['seconds']:.0%} of the round: the processes are busy importing, "
+            "mostly waiting for a core. The scheduler queues at most "
+            f"{raw['batch']} feeds per {TICK_INTERVAL} s tick "
+            f"({raw['batch'] / TICK_INTERVAL:.0f}/s): it is not the limit. "
             f"Celery alone on the same workers (no-op tasks, acks_late, no result) ran "
             f"{floor['per_second']:.0f} tasks/s at {floor['worker_cpu_ms']:.1f} ms of worker CPU "
             f"per message; the 304 round used {raw['worker_cpu_ms_per_304']:.1f} ms per feed, "
@@ -612,15 +617,15 @@ def write(report, raw, times_304):
         )
     if cpu_ratio > 2:
         report.note(
-            f"Why not 2x a no-op message's CPU per 304: of {task_304:.1f} ms of task time, the "
-            "fetch (a new HTTP connection to the local server) takes "
-            f"{raw['fetch_ms_304_median']:.1f} ms; the rest is the lock "
-            "(two memcached round trips), the fencing update, the feed's update and the "
-            "ImportRun insert, and above all waiting for a core: "
-            f"{processes} pool processes share 2 cores with PostgreSQL, Redis and the feed "
-            "server. The workers used "
-            f"{raw['worker_cpu_ms_per_304']:.1f} ms of CPU per feed, Celery's per-message work "
-            "in the parent included (bench/profile_304.py times each step in one process)."
+            f"Why not 2x a no-op message's CPU per 304: {per_message_note}What is left is the "
+            "import itself: the lock (two memcached round trips), the host's slot (three), the "
+            "fencing update, the fetch (a new HTTP connection to the local server: "
+            f"{raw['fetch_ms_304_median']:.1f} ms median), and the feed's update with its "
+            "ImportRun (one statement). Alone in one process that is about 3 ms of CPU "
+            "(bench/profile_304.py); the workers used "
+            f"{raw['worker_cpu_ms_per_304']:.1f} ms per feed with {processes} pool processes "
+            "sharing 2 cores with PostgreSQL, Redis and the feed server, Celery's per-message "
+            "work in the parents included."
         )
     if drop >= 0.10 or mix_rate < 100:
         report.note(
