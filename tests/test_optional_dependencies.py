@@ -16,6 +16,7 @@ from django.conf import settings
 
 EVERY_TASK = {
     "djangofeeds.tasks.import_feed",
+    "djangofeeds.tasks.import_feed_batch",
     "djangofeeds.tasks.refresh_feeds",
     "djangofeeds.tasks.cleanup",
     "djangofeeds.tasks.subscribe_feed",

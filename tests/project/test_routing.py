@@ -35,6 +35,7 @@ def declare_and_purge_all():
     [
         ("project.tasks.add", {}, "celery"),
         ("djangofeeds.tasks.import_feed", {}, "feeds"),
+        ("djangofeeds.tasks.import_feed_batch", {}, "feeds"),
         ("blog.tasks.spam_filter", {}, "spam"),
         ("project.tasks.add", {"queue": "hipri"}, "hipri"),
         # Named explicitly, as a producer outside Celery's router would.
