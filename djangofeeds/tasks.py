@@ -22,7 +22,7 @@ MAX_RETRIES = 5
 RETRY_BACKOFF_MAX = 600
 
 
-class FeedImportTask(Task):
+class TimeLimitedImport(Task):
     """``import_feed`` and ``import_feed_batch``: time limits under the lock's expiry."""
 
     # Read when a worker asks, not at import (a host's settings may not be ready then):
@@ -36,7 +36,7 @@ class FeedImportTask(Task):
         return conf.DJANGOFEEDS_LOCK_EXPIRE * 0.9
 
 
-class ImportFeedTask(FeedImportTask):
+class ImportFeedTask(TimeLimitedImport):
     """``import_feed``'s class: a crash outside the import recorded on the feed's run."""
 
     def on_failure(self, exc, task_id, args, kwargs, einfo):
@@ -107,7 +107,7 @@ def import_feed(self, feed_url, claim=None, refresh_run=None, host_waits=0):
 
 @shared_task(
     bind=True,
-    base=FeedImportTask,
+    base=TimeLimitedImport,
     acks_late=True,  # a batch lost with its worker runs again: its done feeds skip (claims)
     reject_on_worker_lost=True,
     ignore_result=True,
@@ -126,7 +126,7 @@ def import_feed_batch(self, feed_urls, claim=None, refresh_run=None):
 
 @shared_task(ignore_result=True, expires=TICK_EXPIRES)  # a late tick is dropped: none pile up
 def refresh_feeds():
-    """The tick (beat, every TICK_SECONDS): claim a batch of due feeds, queue one import each."""
+    """The tick (beat, every TICK_SECONDS): claim a batch of due feeds and queue their imports."""
     return dispatch.refresh_round()
 
 
