@@ -143,6 +143,8 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
     stop_starting = time.monotonic() + (time_limit or float("inf")) - 2 * deadline
 
     def send_back(rest, why, wait=0.0):
+        if not rest:
+            return
         dispatch.send_back(rest, claim, refresh_run, countdown=wait)
         counts["sent back"] += len(rest)
         logger.warning("Batch of %d feeds: %s; %d sent back", len(urls), why, len(rest))
