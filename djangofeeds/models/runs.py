@@ -23,28 +23,13 @@ class ImportRunQuerySet(models.QuerySet):
         newer fence), nothing is written and False is returned. PostgreSQL
         only (``can_insert_with_update``).
         """
-        connection = connections[self.db]
         update = rows.query.chain(UpdateQuery)
         update.add_update_values(changes)
         update_sql, update_params = update.get_compiler(rows.db).as_sql()
-        meta, quote = self.model._meta, connection.ops.quote_name
-        fields = [f for f in meta.concrete_fields if not f.primary_key and f.attname != "feed_id"]
-        sql = (
-            f"WITH updated AS ({update_sql} RETURNING {quote(Feed._meta.pk.column)}) "
-            f"INSERT INTO {quote(meta.db_table)} "
-            f"({', '.join(quote(column) for column in ['feed_id', *(f.column for f in fields)])}) "
-            f"SELECT {quote(Feed._meta.pk.column)}, {', '.join(['%s'] * len(fields))} "
-            f"FROM updated RETURNING {quote(meta.pk.column)}"
-        )
-        values = [f.get_db_prep_save(getattr(run, f.attname), connection) for f in fields]
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [*update_params, *values])
-            row = cursor.fetchone()
-        if row is None:
-            return False
-        run.pk = row[0]
-        run._state.adding, run._state.db = False, self.db
-        return True
+        quote = connections[self.db].ops.quote_name
+        returning = f"RETURNING {quote(Feed._meta.pk.column)}"
+        updated = (f"WITH updated AS ({update_sql} {returning}) ", update_params)
+        return self._insert_from(run, "FROM updated", with_=updated) is not None
 
     def insert_for_url(self, run, url):
         """Save the new ``run`` for the feed of ``url`` in one statement; return that feed.
@@ -60,25 +45,41 @@ class ImportRunQuerySet(models.QuerySet):
         connection = connections[self.db]
         if connection.vendor == "mysql" or not connection.features.can_return_columns_from_insert:
             return None
+        quote = connection.ops.quote_name
+        by_url = f"FROM {quote(Feed._meta.db_table)} WHERE {quote('url')} = %s"
+        feed_id = self._insert_from(run, by_url, params=[url])
+        if feed_id is None:
+            return None
+        run.feed = Feed.from_db(self.db, ["id", "url"], [feed_id, url])
+        return run.feed
+
+    def _insert_from(self, run, source, *, with_=("", ()), params=()):
+        """Insert the new ``run`` for the feed row that ``source`` yields, in one statement.
+
+        ``[WITH …] INSERT … SELECT id, <the run's values> <source>``: the one
+        statement of ``insert_for_url`` and ``insert_with_update``. Returns the
+        feed's id with ``run`` saved, or None (nothing written) when
+        ``source`` yields no row.
+        """
+        connection = connections[self.db]
         meta, quote = self.model._meta, connection.ops.quote_name
         fields = [f for f in meta.concrete_fields if not f.primary_key and f.attname != "feed_id"]
+        columns = ", ".join(quote(column) for column in ["feed_id", *(f.column for f in fields)])
+        with_sql, with_params = with_
         sql = (
-            f"INSERT INTO {quote(meta.db_table)} "
-            f"({', '.join(quote(column) for column in ['feed_id', *(f.column for f in fields)])}) "
-            f"SELECT {quote('id')}, {', '.join(['%s'] * len(fields))} "
-            f"FROM {quote(Feed._meta.db_table)} WHERE {quote('url')} = %s "
+            f"{with_sql}INSERT INTO {quote(meta.db_table)} ({columns}) "
+            f"SELECT {quote(Feed._meta.pk.column)}, {', '.join(['%s'] * len(fields))} {source} "
             f"RETURNING {quote(meta.pk.column)}, {quote('feed_id')}"
         )
         values = [f.get_db_prep_save(getattr(run, f.attname), connection) for f in fields]
         with connection.cursor() as cursor:
-            cursor.execute(sql, [*values, url])
+            cursor.execute(sql, [*with_params, *values, *params])
             row = cursor.fetchone()
         if row is None:
             return None
         run.pk, feed_id = row
         run._state.adding, run._state.db = False, self.db
-        run.feed = Feed.from_db(self.db, ["id", "url"], [feed_id, url])
-        return run.feed
+        return feed_id
 
 
 class ImportRun(models.Model):
