@@ -22,13 +22,13 @@ def write_fenced(feed, fence, *, run=None, **changes):
     (``ImportRun.objects.insert_with_update``), else right after it (the
     caller's transaction holds both).
     """
-    rows = Feed.objects.filter(pk=feed.pk)
-    if fence is not None:
-        rows = rows.filter(fence=fence)
     if run is not None and ImportRun.objects.can_insert_with_update():
-        if not ImportRun.objects.insert_with_update(run, rows, changes):
+        if not ImportRun.objects.insert_with_update(run, (feed.pk, fence), changes):
             raise StaleFence
     else:
+        rows = Feed.objects.filter(pk=feed.pk)
+        if fence is not None:
+            rows = rows.filter(fence=fence)
         if changes and not rows.update(**changes):
             raise StaleFence
         if run is not None:

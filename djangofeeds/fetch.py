@@ -20,7 +20,7 @@ from djangofeeds.server_waits import max_age, retry_after
 from djangofeeds.transport import (
     DEADLINE_TIMEOUTS,
     deadline_at,
-    shared_client,
+    send_get,
     time_left,
     too_slow,
     user_agent,
@@ -69,7 +69,7 @@ def fetch(url, *, etag="", last_modified=""):
         raise FetchError(f"not a valid URL: {exc}") from exc
     try:
         with deadline_at(deadline):
-            return follow(shared_client(timeout), url, headers, deadline)
+            return follow(url, headers, deadline)
     except httpx.TimeoutException as exc:
         if time.monotonic() >= deadline:
             raise too_slow(timeout) from exc
@@ -80,7 +80,7 @@ def fetch(url, *, etag="", last_modified=""):
         raise FetchError(f"not a valid URL: {exc}") from exc
 
 
-def follow(client, url, headers, deadline):
+def follow(url, headers, deadline):
     """GET, following up to MAX_REDIRECTS redirects, each hop checked before it is fetched."""
     timeout = conf.DJANGOFEEDS_FETCH_TIMEOUT
     all_permanent = True
@@ -97,14 +97,13 @@ def follow(client, url, headers, deadline):
                 raise
             raise type(exc)(f"redirected to {shorten(url)}: {exc}", status=exc.status) from exc
         host = url.raw_host.decode("ascii")
-        request = client.build_request(
-            "GET",
-            pinned(url, address),
-            headers={**headers, "Host": host_header(url)},
-            extensions={"sni_hostname": host},  # TLS still checks the real host name
-        )
         try:
-            response = client.send(request, stream=True)
+            response = send_get(
+                pinned(url, address),
+                {**headers, "Host": host_header(url)},
+                sni_hostname=host,  # TLS still checks the real host name
+                timeout=timeout,
+            )
         except httpx.ConnectError as exc:
             if caused_by(exc, ssl.SSLError):
                 # A certificate or protocol problem: trying again in a minute will not fix it.

@@ -46,6 +46,28 @@ class FeedQuerySet(models.QuerySet):
         return len(feeds)
 
 
+def fence_statement(model, connection):
+    """``next_fence``'s SQL, the attribute names of its columns, and their converters.
+
+    Made once per connection and kept on it (the converters are its own).
+    """
+    made = getattr(connection, "djangofeeds_fence_statement", None)
+    if made is None or made[0] is not model:
+        quote, fields = connection.ops.quote_name, model._meta.concrete_fields
+        table, fence = quote(model._meta.db_table), quote("fence")
+        sql = (
+            f"UPDATE {table} SET {fence} = {fence} + 1 WHERE {quote('url')} = %s "
+            f"RETURNING {', '.join(quote(field.column) for field in fields)}"
+        )
+        query = models.sql.Query(model)
+        compiler = connection.ops.compiler("SQLCompiler")(query, connection, connection.alias)
+        columns = [field.get_col(model._meta.db_table) for field in fields]
+        converters = list(compiler.get_converters(columns).items())
+        made = (model, sql, [field.attname for field in fields], converters)
+        connection.djangofeeds_fence_statement = made
+    return made[1:]
+
+
 class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
     def subscribe(self, url, *, title="", link="", discover=True):
         """Add the feed at ``url`` unless it exists; return ``(feed, created)``.
@@ -87,18 +109,34 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         ``UPDATE … RETURNING``: there the ``UPDATE`` and a read of the row run
         in one transaction, under the same write lock.
         """
-        if connections[self.db].vendor == "mysql":
+        connection = connections[self.db]
+        if connection.vendor == "mysql":
             return self._next_fence_without_returning(url)
-        quote = connections[self.db].ops.quote_name
-        table, fence, url_column = (
-            quote(name) for name in (self.model._meta.db_table, "fence", "url")
-        )
-        sql = f"UPDATE {table} SET {fence} = {fence} + 1 WHERE {url_column} = %s RETURNING *"
         for _ in range(2):
-            for feed in self.raw(sql, [url]):
+            feed = self._bump_fence(connection, url)
+            if feed is not None:
                 return feed
             self.get_or_create(url=url)  # a feed seen for the first time
         raise self.model.DoesNotExist(url)  # deleted between the two statements
+
+    def _bump_fence(self, connection, url):
+        """The ``UPDATE … RETURNING`` of ``next_fence``; the feed it returns, else None.
+
+        The row is read as ``raw()`` reads it (the database's converters, then
+        ``from_db``) from a statement and converters made once per database:
+        ``raw()`` works them out again each time, a third of the call's CPU.
+        """
+        sql, names, converters = fence_statement(self.model, connection)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [url])
+            rows = cursor.fetchall()
+        if not rows:
+            return None
+        values = list(rows[0])
+        for position, (functions, column) in converters:  # as SQLCompiler.apply_converters
+            for convert in functions:
+                values[position] = convert(values[position], column, connection)
+        return self.model.from_db(self.db, names, values)
 
     def _next_fence_without_returning(self, url):
         for _ in range(2):

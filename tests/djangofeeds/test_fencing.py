@@ -1,7 +1,10 @@
 """djangofeeds.fencing: a feed write that only the newest lock holder may make."""
 
+from datetime import timedelta
+
 import pytest
 from django.db import connection
+from django.db.models import F
 from django.utils import timezone
 
 from djangofeeds.fencing import StaleFence, write_fenced
@@ -81,3 +84,46 @@ def test_the_write_and_its_run_are_one_statement_on_postgresql(django_assert_num
     first = captured.captured_queries[0]["sql"]
     assert first.startswith("WITH updated AS (UPDATE") == one_statement
     assert ImportRun.objects.count() == 1
+
+
+def test_next_fence_reads_the_row_as_the_database_has_it():
+    """The feed next_fence returns has every field as a fresh read has it, one fence later."""
+    checked = timezone.now() - timedelta(minutes=5)
+    Feed.objects.create(
+        url=URL,
+        title="Read back",
+        is_active=False,
+        last_checked_at=checked,
+        last_http_status=304,
+        error_count=2,
+        fence=41,
+    )
+
+    fenced = Feed.objects.next_fence(URL)
+
+    read = Feed.objects.get(url=URL)
+    for field in Feed._meta.concrete_fields:
+        assert getattr(fenced, field.attname) == getattr(read, field.attname), field.name
+    assert fenced.fence == 42 and fenced.last_checked_at == checked and fenced.is_active is False
+    assert fenced._state.adding is False and fenced._state.db == "default"
+
+
+def test_a_write_with_its_run_takes_plain_values_and_expressions():
+    """Plain values (written directly on PostgreSQL) and F() expressions (compiled) both land."""
+    feed = Feed.objects.next_fence(URL)
+    checked = timezone.now()
+
+    write_fenced(
+        feed, feed.fence, run=finished_run(feed), last_checked_at=checked, last_http_status=304
+    )
+    write_fenced(feed, feed.fence, run=finished_run(feed), error_count=F("error_count") + 1)
+
+    read = Feed.objects.get(url=URL)
+    assert read.last_checked_at == checked and read.last_http_status == 304
+    assert read.error_count == 1 and ImportRun.objects.count() == 2
+
+    Feed.objects.next_fence(URL)  # a newer holder: neither kind of write lands
+    for changes in ({"title": "Stale"}, {"error_count": F("error_count") + 5}):
+        with pytest.raises(StaleFence):
+            write_fenced(feed, feed.fence, run=finished_run(feed), **changes)
+    assert Feed.objects.get(url=URL).error_count == 1 and ImportRun.objects.count() == 2

@@ -113,3 +113,19 @@ def test_the_decoder_refuses_unknown_encodings_and_corrupt_data():
     with pytest.raises(FetchError, match="the compressed body is corrupt"):
         Decoder("gzip").decode(b"not gzip at all", 100)
     assert Decoder(" Identity ").decode(b"as is", 2) == b"as is"
+
+
+def test_a_cookie_one_feed_sets_is_never_sent_again(feed_server):
+    """Fetches keep no cookie jar: requests go to checked IP addresses, shared by host names."""
+    first = feed_server.serve(
+        "/sets-a-cookie.xml",
+        rss(numbered_items(1)),
+        headers={"Set-Cookie": "session=s3cret; Path=/"},
+    )
+    second = feed_server.serve("/another.xml", rss(numbered_items(1)))
+
+    fetch(first)
+    fetch(second)
+
+    sent = {name.lower(): value for name, value in feed_server.last_headers("/another.xml").items()}
+    assert "cookie" not in sent and sent["user-agent"].startswith("djangofeeds/")

@@ -2,8 +2,10 @@
 
 import pytest
 from django.core.cache import cache
+from pymemcache.client.murmur3 import murmur3_32
+from pymemcache.client.rendezvous import RendezvousHash
 
-from djangofeeds.lock_backends import DatabaseRows, MemcachedMeta
+from djangofeeds.lock_backends import DatabaseRows, MemcachedMeta, one_server_first
 from djangofeeds.locks import CacheLock, LockUnavailable
 
 pytestmark = pytest.mark.django_db
@@ -59,3 +61,38 @@ def test_lock_works_again_when_memcached_returns(memcached_cache):
     memcached_cache.start()
 
     assert CacheLock(KEY, expire=30).acquire()
+
+
+def test_one_memcached_server_is_picked_without_scoring_the_key():
+    """With one server, the lock's hasher answers it unscored; with two, as rendezvous does."""
+    scored = []
+
+    def counted_murmur3(key, seed):
+        scored.append(key)
+        return murmur3_32(key, seed)
+
+    hasher = RendezvousHash(nodes=["one:11211"], hash_function=counted_murmur3)
+    one_server_first(hasher)
+    keys = [f"djangofeeds-host-{n}" for n in range(50)]
+
+    assert {hasher.get_node(key) for key in keys} == {"one:11211"} and scored == []
+
+    hasher.add_node("two:11211")
+    plain = RendezvousHash(nodes=["one:11211", "two:11211"])
+    assert [hasher.get_node(key) for key in keys] == [plain.get_node(key) for key in keys]
+    assert len(scored) == 100  # both servers scored for each key
+
+    hasher.remove_node("two:11211")
+    assert hasher.get_node("x") == "one:11211" and len(scored) == 100
+    hasher.remove_node("one:11211")  # the last server marked dead: no server at all
+    assert hasher.get_node("x") is None
+
+
+def test_the_lock_cache_skips_the_scores_and_still_picks_its_server(memcached_cache):
+    """After a lock on the one memcached, the cache's own calls reach the same server."""
+    lock = CacheLock(KEY, expire=30)
+    assert lock.acquire()
+
+    assert "get_node" in vars(cache._cache.hasher)  # the lock made the hasher skip scoring
+    cache.set("after-the-lock", 7)
+    assert cache.get("after-the-lock") == 7 and lock.release()
