@@ -8,6 +8,7 @@ them; here every connect, read and write is also cut short at the deadline.
 
 import contextlib
 import contextvars
+import http.cookiejar
 import os
 import time
 
@@ -76,15 +77,21 @@ def shared_transport():
 
 
 def shared_client(timeout):
-    """One httpx client per process and timeout, on the shared transport (WebSub's requests)."""
+    """One httpx client per process and timeout, on the shared transport (WebSub's requests).
+
+    It keeps no cookies, as ``send_get``: they would be stored under the
+    checked IP address, for every host name on it.
+    """
     if timeout not in _clients:
-        _clients[timeout] = httpx.Client(
+        client = httpx.Client(
             timeout=httpx.Timeout(timeout),
             follow_redirects=False,
             trust_env=False,
             transport=shared_transport(),
             event_hooks={"response": [refuse_unreadable_location]},
         )
+        client.cookies.jar.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=()))
+        _clients[timeout] = client
     return _clients[timeout]
 
 

@@ -123,8 +123,8 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         """The ``UPDATE … RETURNING`` of ``next_fence``; the feed it returns, else None.
 
         The row is read as ``raw()`` reads it (the database's converters, then
-        ``from_db``) from a statement and converters made once per database:
-        ``raw()`` works them out again each time, a third of the call's CPU.
+        ``from_db``) from a statement and converters made once per connection:
+        ``raw()`` works them out again each time, most of the call's CPU.
         """
         sql, names, converters = fence_statement(self.model, connection)
         with connection.cursor() as cursor:

@@ -87,8 +87,8 @@ def update_statement(rows, changes, connection):
     ``rows`` is a queryset, compiled by Django, or ``(pk, fence)``: then, when
     every change is a plain value, the statement is written here, as Django
     would write it (``get_db_prep_save``), without building a queryset and
-    compiling it: half of a 304's database CPU in a worker
-    (docs/performance.md).
+    compiling it: that took nearly half of a 304's write CPU in a worker
+    (docs/performance.md, fourth round).
     """
     if isinstance(rows, tuple):
         pk, fence = rows

@@ -106,3 +106,14 @@ def test_user_agent_names_the_product_its_version_and_the_contact(feed_server, s
 
     assert user_agent() == f"djangofeeds/{djangofeeds.__version__} (+https://example.org/contact)"
     assert feed_server.last_headers("/ua.xml")["User-Agent"] == user_agent()
+
+
+def test_the_shared_client_keeps_no_cookie(feed_server):
+    """WebSub's client, like a fetch, never sends back a cookie a server set."""
+    url = feed_server.serve("/hub", b"ok", headers={"Set-Cookie": "hub=s3cret; Path=/"})
+
+    shared_client(5).get(url)
+    shared_client(5).get(url)
+
+    sent = {name.lower() for name in feed_server.last_headers("/hub")}
+    assert "cookie" not in sent and feed_server.hits("/hub") == 2
