@@ -146,10 +146,14 @@ class Importer:
             run.warning = "; ".join(filter(None, [run.warning, left_out(parsed, pruned)]))
             rate = publishing_rate(parsed.entries, self.now)
             with one_commit():
+                # The run is saved with the feed's write: one statement on PostgreSQL.
+                run.outcome, run.finished_at = Outcome.IMPORTED, timezone.now()
+                run.store_ms = elapsed_ms(started)
                 self.save(
                     fetched,
                     Outcome.IMPORTED,
                     rate,
+                    run=run,
                     ttl_minutes=parsed.ttl_minutes,
                     title=parsed.title or feed.title,
                     link=parsed.link,
@@ -159,15 +163,18 @@ class Importer:
                     poll_interval=rate[0],
                     newest_entry_at=rate[1],
                 )
-                run.store_ms = elapsed_ms(started)
                 return self.imported()
 
         return self.posts.store(parsed.entries, parsed.categories, finish=finish)
 
     def imported(self):
-        """Finish the run as imported; after commit, announce the posts it stored, if any."""
+        """Finish the run as imported (unless saved with the feed's write already); after
+        commit, announce the posts it stored, if any."""
         feed, run = self.feed, self.run
-        result = finish_run(feed, run, Outcome.IMPORTED)
+        if run.pk is None:
+            result = finish_run(feed, run, Outcome.IMPORTED)
+        else:
+            result = ImportResult(feed=feed, run=run)
         # Its querysets cost a first import more than its whole run's INSERT: built for a listener.
         if (run.created or run.updated) and posts_stored.has_listeners(Feed):
             send_on_commit(

@@ -74,3 +74,24 @@ def test_an_import_that_prunes_writes_the_feed_and_its_run_after(
     settings.DJANGOFEEDS_KEEP_POSTS = 100
 
     assert first_import_commits(feed_server, monkeypatch, 300) == ["COMMIT"] * 3
+
+
+def test_a_first_import_writes_its_run_with_the_feed(feed_server):
+    """The feed's last write carries the run: one statement on PostgreSQL, the run's INSERT
+    right after the feed's UPDATE elsewhere; the saved run has the import's figures."""
+    from django.test.utils import CaptureQueriesContext
+
+    from djangofeeds.models import ImportRun
+
+    url = feed_server.serve("/first-run.xml", rss(numbered_items(5)))
+    Feed.objects.create(url=url)
+
+    with CaptureQueriesContext(connection) as captured:
+        result = import_url(url)
+
+    writes = [q["sql"] for q in captured.captured_queries if "djangofeeds_importrun" in q["sql"]]
+    assert len(writes) == 1
+    assert writes[0].startswith("WITH updated AS (UPDATE") == (connection.vendor == "postgresql")
+    run = ImportRun.objects.get(pk=result.run.pk)
+    assert (run.outcome, run.created, run.http_status) == (Outcome.IMPORTED, 5, 200)
+    assert run.finished_at >= run.started_at and Feed.objects.get(url=url).last_status == "imported"
