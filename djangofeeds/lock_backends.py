@@ -38,14 +38,18 @@ class MemcachedMeta:
     cost of the unsafe add + delete.
     """
 
-    def __init__(self, using):
-        # Only a memcached lock imports pymemcache (an optional dependency).
-        from pymemcache.client.rendezvous import RendezvousHash
-        from pymemcache.exceptions import MemcacheError
+    errors = rendezvous = None  # pymemcache's, once the first memcached lock is made
 
+    def __init__(self, using):
+        if MemcachedMeta.rendezvous is None:
+            # Only a memcached lock imports pymemcache (an optional dependency),
+            # once: a lock is made per import, and an import statement costs.
+            from pymemcache.client.rendezvous import RendezvousHash
+            from pymemcache.exceptions import MemcacheError
+
+            MemcachedMeta.errors = (OSError, MemcacheError)
+            MemcachedMeta.rendezvous = RendezvousHash
         self.using = using
-        self.errors = (OSError, MemcacheError)
-        self.rendezvous = RendezvousHash
 
     def _command(self, key, command):
         # The cache object is per thread (Django's cache handler), and so is its

@@ -61,7 +61,7 @@ class CacheLock:
         self.using = using
         self.token = secrets.token_hex(16)
         self.acquired = False
-        self.lost = threading.Event()
+        self._lost = None  # the ``lost`` event, made when first asked for
         self._backend = backend_for(using)
         self._version = None  # the backend's proof of ownership (memcached: the CAS)
         self._lease_ends = 0.0
@@ -77,9 +77,26 @@ class CacheLock:
         self.release()
 
     @property
+    def lost(self):
+        """A ``threading.Event``, set once a renewal found the lease gone.
+
+        Made when first asked for (by ``keep_alive``, in the owner's thread,
+        before the lease keeper can see the lock): a lock never kept alive (a
+        skipped import's) needs none, and making one costs about a third of
+        what a lock adds to its two round trips.
+        """
+        return self._lost_event()
+
+    def _lost_event(self):
+        if self._lost is None:
+            self._lost = threading.Event()
+        return self._lost
+
+    @property
     def held(self):
         """True while this owner holds an unexpired, unlost lease."""
-        return self.acquired and not self.lost.is_set() and time.monotonic() < self._lease_ends
+        lost = self._lost is not None and self._lost.is_set()
+        return self.acquired and not lost and time.monotonic() < self._lease_ends
 
     def acquire(self):
         """Take the lock if it is free; return whether we got it."""
@@ -125,6 +142,7 @@ class CacheLock:
         renewal that fails sets ``lost``.
         """
         interval = interval or max(self.expire / 3, 0.1)
+        self._lost_event()  # made here, in the owner's thread: the keeper's only sets it
         lease_keeper.keeper.add(self, interval)
         try:
             yield self
