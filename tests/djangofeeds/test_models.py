@@ -185,7 +185,9 @@ def test_upsert_stores_each_value_as_given_and_rewrites_a_known_guid():
     assert Post.objects.get(pk=stored[1].pk).title == "retitled"
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL checks varchar lengths")
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the upsert from one JSON document is PostgreSQL's"
+)
 def test_upsert_refuses_a_value_too_long_for_its_column_rather_than_cutting_it():
     """A link longer than its column is an error (the import records it), not a cut link."""
     from django.db import DataError
