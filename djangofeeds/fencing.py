@@ -23,13 +23,10 @@ def write_fenced(feed, fence, *, run=None, **changes):
     caller's transaction holds both).
     """
     if run is not None and ImportRun.objects.can_insert_with_update():
-        if not ImportRun.objects.insert_with_update(run, (feed.pk, fence), changes):
+        if not ImportRun.objects.insert_with_update(run, feed.pk, fence, changes):
             raise StaleFence
     else:
-        rows = Feed.objects.filter(pk=feed.pk)
-        if fence is not None:
-            rows = rows.filter(fence=fence)
-        if changes and not rows.update(**changes):
+        if changes and not Feed.objects.fenced(feed.pk, fence).update(**changes):
             raise StaleFence
         if run is not None:
             run.save(force_insert=True)

@@ -36,6 +36,11 @@ class FeedQuerySet(models.QuerySet):
             models.Q(next_check_at__isnull=True) | models.Q(next_check_at__lte=now)
         )
 
+    def fenced(self, pk, fence):
+        """The feed ``pk`` while ``fence`` is its newest fencing number (any, if None)."""
+        rows = self.filter(pk=pk)
+        return rows if fence is None else rows.filter(fence=fence)
+
     def deactivate(self, reason="deactivated by a person"):
         """Deactivate these feeds; ``feed_deactivated`` is sent for each one that was active."""
         feeds = list(self.filter(is_active=True))

@@ -12,20 +12,19 @@ class ImportRunQuerySet(models.QuerySet):
         """Whether ``insert_with_update`` works here: PostgreSQL's data-modifying ``WITH``."""
         return connections[self.db].vendor == "postgresql"
 
-    def insert_with_update(self, run, rows, changes):
+    def insert_with_update(self, run, pk, fence, changes):
         """Save the new ``run`` in the statement that updates its feed; whether the feed was.
 
         ``WITH updated AS (UPDATE … RETURNING id) INSERT … SELECT … FROM
-        updated``: ``rows`` (the feed, filtered by its fence) get ``changes``,
-        and the run is inserted for the row updated, in one round trip and one
-        implicit transaction, instead of BEGIN, UPDATE, INSERT and COMMIT (a
-        304's whole record; docs/performance.md). When no row matches (a
-        newer fence), nothing is written and False is returned. PostgreSQL
-        only (``can_insert_with_update``). ``rows`` is a queryset, or
-        ``(pk, fence)`` for the feed's row under that fence (``None``: any).
+        updated``: the feed ``pk`` under ``fence`` (``Feed.objects.fenced``)
+        gets ``changes``, and the run is inserted for the row updated, in one
+        round trip and one implicit transaction, instead of BEGIN, UPDATE,
+        INSERT and COMMIT (a 304's whole record; docs/performance.md). When no
+        row matches (a newer fence), nothing is written and False is returned.
+        PostgreSQL only (``can_insert_with_update``).
         """
         connection = connections[self.db]
-        update_sql, update_params = update_statement(rows, changes, connection)
+        update_sql, update_params = update_statement(pk, fence, changes, connection)
         returning = f"RETURNING {connection.ops.quote_name(Feed._meta.pk.column)}"
         updated = (f"WITH updated AS ({update_sql} {returning}) ", update_params)
         return self._insert_from(run, "FROM updated", with_=updated) is not None
@@ -81,39 +80,34 @@ class ImportRunQuerySet(models.QuerySet):
         return feed_id
 
 
-def update_statement(rows, changes, connection):
-    """The SQL and parameters of ``UPDATE`` feed ``rows`` ``SET changes``.
+def update_statement(pk, fence, changes, connection):
+    """The SQL and parameters of the ``UPDATE`` of ``Feed.objects.fenced(pk, fence)``.
 
-    ``rows`` is a queryset, compiled by Django, or ``(pk, fence)``: then, when
-    every change is a plain value, the statement is written here, as Django
-    would write it (``get_db_prep_save``), without building a queryset and
-    compiling it: that took nearly half of a 304's write CPU in a worker
-    (docs/performance.md, fourth round).
+    When every change is a plain value, the statement is written here, as
+    Django would write it (``get_db_prep_save``), without building a queryset
+    and compiling it: that took nearly half of a 304's write CPU in a worker
+    (docs/performance.md, fourth round). Expressions are compiled by Django.
     """
-    if isinstance(rows, tuple):
-        pk, fence = rows
-        fields = [Feed._meta.get_field(name) for name in changes]  # in the order of changes
-        if any(hasattr(value, "resolve_expression") for value in changes.values()) or any(
-            field.is_relation or hasattr(field, "get_placeholder") for field in fields
-        ):
-            rows = Feed.objects.filter(pk=pk)
-            rows = rows if fence is None else rows.filter(fence=fence)
-        else:
-            quote = connection.ops.quote_name
-            where = [(Feed._meta.pk.column, pk), *([("fence", fence)] if fence is not None else [])]
-            sql = (
-                f"UPDATE {quote(Feed._meta.db_table)} "
-                f"SET {', '.join(f'{quote(field.column)} = %s' for field in fields)} "
-                f"WHERE {' AND '.join(f'{quote(column)} = %s' for column, _ in where)}"
-            )
-            values = [
-                field.get_db_prep_save(value, connection)
-                for field, value in zip(fields, changes.values(), strict=True)
-            ]
-            return sql, [*values, *(value for _, value in where)]
-    update = rows.query.chain(UpdateQuery)
-    update.add_update_values(changes)
-    return update.get_compiler(rows.db).as_sql()
+    fields = [Feed._meta.get_field(name) for name in changes]  # in the order of changes
+    if any(hasattr(value, "resolve_expression") for value in changes.values()) or any(
+        field.is_relation or hasattr(field, "get_placeholder") for field in fields
+    ):
+        rows = Feed.objects.fenced(pk, fence)
+        update = rows.query.chain(UpdateQuery)
+        update.add_update_values(changes)
+        return update.get_compiler(rows.db).as_sql()
+    quote = connection.ops.quote_name
+    where = [(Feed._meta.pk.column, pk), *([("fence", fence)] if fence is not None else [])]
+    sql = (
+        f"UPDATE {quote(Feed._meta.db_table)} "
+        f"SET {', '.join(f'{quote(field.column)} = %s' for field in fields)} "
+        f"WHERE {' AND '.join(f'{quote(column)} = %s' for column, _ in where)}"
+    )
+    values = [
+        field.get_db_prep_save(value, connection)
+        for field, value in zip(fields, changes.values(), strict=True)
+    ]
+    return sql, [*values, *(value for _, value in where)]
 
 
 class ImportRun(models.Model):
