@@ -276,6 +276,13 @@ def report(client, out):
         + f" (ranks {[sorted(client.values()).index(client[n]) + 1 for n in firsts]} "
         f"of {len(client)})"
     )
+    for name in firsts:
+        record = server[name]
+        print(
+            f"  {name}: server {record['server_ms']:.1f} ms, view {record['view_ms']:.1f}, "
+            f"SQL {sum(record['sql_ms'].values()):.1f}, publish after the response "
+            f"{record['publish_after_response_ms']:.1f}, CPU {record['cpu_ms']:.1f}"
+        )
     slowest = rows[-max(1, len(rows) // 100) :]
     keys = list(dict.fromkeys(key for row in rows for key in row))
     print(f"\n{len(rows)} POSTs; medians, and the mean over the slowest 1% ({len(slowest)})")
