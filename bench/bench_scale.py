@@ -308,6 +308,14 @@ def worker_time_by_kind(started_at):
     return seconds
 
 
+def slow_feeds_by_batch(started_at):
+    """``(slow feeds, batches holding them)`` in one round: a batch's message is its task id."""
+    from djangofeeds.models import ImportRun
+
+    tasks = ImportRun.objects.filter(started_at__gte=started_at, feed__url__contains="/slow/")
+    return tasks.count(), tasks.values("task_id").distinct().count()
+
+
 def simulate(feeds):
     """A fresh database of ``feeds`` feeds: claim cost, backpressure count, sizes. No fetch."""
     from django.conf import settings
@@ -444,6 +452,7 @@ def main():
                 raw["fetches_mix"] = server.call("/__stats")
                 raw["healthy_seconds_in_mix"] = healthy_seconds(raw["round_mix"], healthy)
                 raw["mix_worker_s_by_kind"] = worker_time_by_kind(raw["round_mix"]["started_at"])
+                raw["mix_slow_feeds_batches"] = slow_feeds_by_batch(raw["round_mix"]["started_at"])
             finally:
                 stop_workers(workers)
             raw["sim"] = simulate(SIM_FEEDS)
@@ -529,6 +538,7 @@ def write(report, raw, times_304):
     mix_rate = MIX_FEEDS / mix["seconds"]
     by_kind = raw["mix_worker_s_by_kind"]
     dead_share = sum(by_kind[kind] for kind in DEAD) / max(sum(by_kind.values()), 1e-9)
+    slow_feeds, slow_batches = raw["mix_slow_feeds_batches"]
     report.row(
         f"scale: mix of {MIX_FEEDS:,} (60% 304, 20% same 200, 15% new, 5% dead), feeds/s",
         f"{mix_rate:.0f} feeds/s ({mix['seconds']:.0f} s), "
@@ -629,11 +639,13 @@ def write(report, raw, times_304):
         )
     if drop >= 0.10 or mix_rate < 100:
         report.note(
-            f"Dead feeds in the mix ({dead_share:.0%} of the worker time), worker seconds by "
-            "kind: "
+            f"Dead feeds in the mix ({dead_share:.0%} of the import seconds), import seconds "
+            "by kind (each run from its fetch's start to its store's end; a batch's runs "
+            "overlap, its fetches run together): "
             + ", ".join(f"{kind} {seconds:.0f} s" for kind, seconds in by_kind.items())
-            + f". A timeout holds a prefork process for the fetch timeout ({FETCH_TIMEOUT} s "
-            "here) once per check, then the feed backs off (5 min, doubling): a dead feed costs "
+            + f". The {slow_feeds} slow feeds were in {slow_batches} batches. A timeout holds "
+            f"a prefork process for the fetch timeout ({FETCH_TIMEOUT} s here) once per batch "
+            "that has one, then the feed backs off (5 min, doubling): a dead feed costs "
             f"one timeout per check, never retries in the task. With 2% timeouts on {processes} "
             "processes that still weighs; more prefork processes per core absorb it, since a "
             "waiting fetch uses no CPU (BENCH_SCALE_CONCURRENCY; docs/celery-and-scaling.md, "

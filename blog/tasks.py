@@ -44,6 +44,10 @@ class SpamServiceTask(Task):
     autoretry_for = TRANSIENT
     retry_jitter = True
     acks_late = True
+    # No STARTED row (CELERY_TASK_TRACK_STARTED is for imports an operator waits on):
+    # nobody watches a check run, and that upsert was the largest part of the worker's
+    # CPU while a burst of comments arrived, next to the form's POSTs (docs/performance.md).
+    track_started = False
 
     # Read from the settings when Celery builds the task (the retry wrapper
     # keeps the backoff), and at every retry (the limit).

@@ -8,13 +8,14 @@ The importer orchestrates; its pieces are beside it: ``storage`` (posts),
 import logging
 import time
 from contextlib import nullcontext
+from typing import NamedTuple
 
 from django.db import transaction
 from django.utils import timezone
 
 from djangofeeds import conf
 from djangofeeds.fencing import StaleFence, write_fenced
-from djangofeeds.fetch import FeedGone, FetchError, fetch
+from djangofeeds.fetch import FeedGone, Fetched, FetchError, fetch
 from djangofeeds.fetched import moved_to_another_feed, moves_to, save_fetched
 from djangofeeds.models import Feed, ImportRun, Outcome
 from djangofeeds.parse import NotAFeed, body_hash, parse
@@ -26,7 +27,7 @@ from djangofeeds.storage import PostStore
 logger = logging.getLogger(__name__)
 
 
-def fetch_and_store(feed, *, fence=None, progress=None, **recorded):
+def fetch_and_store(feed, *, fence=None, progress=None, prefetch=None, **recorded):
     """Fetch, parse and store ``feed``; record the attempt in its run; return an ``ImportResult``.
 
     ``fence`` is the fencing number the caller got with the feed's lock
@@ -35,17 +36,41 @@ def fetch_and_store(feed, *, fence=None, progress=None, **recorded):
     ``recorded`` goes on the attempt's ``ImportRun`` (``runs.start_run``).
     Feed problems (HTTP errors, bad documents) are recorded and returned, not
     raised. ``progress(current, total)`` is called as posts are stored.
+    ``prefetch`` is the feed's fetch already under way (``prefetch.Prefetch``:
+    a batch fetches its feeds together); the run starts when it started.
     """
-    return Importer(feed, start_run(feed, **recorded), fence, progress).attempt()
+    run = start_run(feed, **recorded)
+    if prefetch is not None:
+        run.started_at = prefetch.started_at
+    return Importer(feed, run, fence, progress, prefetch).attempt()
+
+
+class FetchAnswer(NamedTuple):
+    """A fetch's outcome: what came back, or the ``FetchError``; and its milliseconds."""
+
+    fetched: Fetched | None
+    error: FetchError | None
+    ms: int
+
+
+def fetch_answer(url, etag="", last_modified=""):
+    """``fetch`` ``url``, its feed problems returned as a ``FetchAnswer`` rather than raised."""
+    started = time.perf_counter()
+    try:
+        fetched = fetch(url, etag=etag, last_modified=last_modified)
+    except FetchError as exc:
+        return FetchAnswer(None, exc, elapsed_ms(started))
+    return FetchAnswer(fetched, None, elapsed_ms(started))
 
 
 class Importer:
     """One import of a feed under its fence: fetch, store what changed, write the feed's state."""
 
-    def __init__(self, feed, run, fence, progress=None):
+    def __init__(self, feed, run, fence, progress=None, prefetch=None):
         self.feed, self.run, self.fence = feed, run, fence
         self.now = run.started_at
         self.posts = PostStore(feed, self.now, self.hold_fence, progress)
+        self.prefetch = prefetch
         self.fetched = None
 
     def write(self, **changes):
@@ -74,11 +99,13 @@ class Importer:
 
     def execute(self):
         feed, run = self.feed, self.run
-        started = time.perf_counter()
-        try:
-            fetched = fetch(feed.url, etag=feed.etag, last_modified=feed.last_modified)
-        except FetchError as exc:
-            run.fetch_ms = elapsed_ms(started)
+        if self.prefetch is None:
+            answer = fetch_answer(feed.url, etag=feed.etag, last_modified=feed.last_modified)
+        else:
+            answer = self.prefetch.answer()
+        run.fetch_ms = answer.ms
+        if answer.error is not None:
+            exc = answer.error
             return self.failed(
                 exc,
                 transient=exc.transient,
@@ -86,8 +113,7 @@ class Importer:
                 deactivate=isinstance(exc, FeedGone),
                 status=exc.status,
             )
-        run.fetch_ms = elapsed_ms(started)
-        self.fetched = fetched
+        fetched = self.fetched = answer.fetched
         run.http_status = fetched.status
         run.bytes_received = len(fetched.body)
         duplicate_of = moved_to_another_feed(feed, fetched.permanent_url)

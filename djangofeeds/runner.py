@@ -8,9 +8,11 @@ a poll. The host (its deferral, its slot, its answer) is
 ``politeness.HostVisit``'s; the records are ``runs``'.
 """
 
+import contextlib
 import logging
 import time
 from collections import Counter
+from concurrent.futures import as_completed
 from hashlib import md5
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -22,6 +24,7 @@ from djangofeeds.importer import fetch_and_store
 from djangofeeds.locks import CacheLock, LockUnavailable
 from djangofeeds.models import Feed, Outcome
 from djangofeeds.politeness import HostBusy, HostDeferred, HostVisit, busy_wait
+from djangofeeds.prefetch import Prefetch
 from djangofeeds.runs import (
     crash_message,
     describe,
@@ -77,10 +80,8 @@ def run_import(url, *, wait_for_host=True, **options):
             waits += 1
 
 
-def import_under_lock(
-    url, *, task_name, claim=None, progress=None, started=None, time_limit=None, **recorded
-):
-    """Import ``url`` under its lock and one of its host's slots.
+def import_under_lock(url, *, started=None, progress=None, **options):
+    """Import ``url`` under its lock and one of its host's slots (``FeedImport``).
 
     Returns the importer's ``ImportResult``: outcome ``skipped`` when another
     worker holds the lock, when ``claim`` (the message's) is no longer the
@@ -91,56 +92,121 @@ def import_under_lock(
     lock nothing is imported. An unexpected error is recorded on the feed under
     the import's fencing number, then raised as ``ImportCrashed``; one stopped
     by the soft ``time_limit`` (seconds) is recorded so and returned.
-    ``recorded`` goes on the run (``runs.start_run``); ``started()`` is called
-    when the import begins (not for a skip).
+    ``options``: ``task_name``, ``claim``, ``time_limit`` and what goes on the
+    run (``runs.start_run``); ``started()`` is called when the import begins
+    (not for a skip).
     """
-    with feed_lock(task_name, url) as lock:
+    feed_import = FeedImport(url, **options)
+    skipped = feed_import.admit()
+    if skipped is not None:
+        return skipped
+    return feed_import.run(started=started, progress=progress)
+
+
+class FeedImport:
+    """One feed's import under its lock, in two steps: ``admit`` it, then ``run`` it.
+
+    ``import_under_lock`` takes both steps at once. A batch admits its feeds
+    one after the other, starting each one's fetch as it is admitted, and runs
+    them as their answers come back (``run_batch``).
+    """
+
+    def __init__(self, url, *, task_name, claim=None, time_limit=None, **recorded):
+        self.url, self.task_name, self.claim = url, task_name, claim
+        self.time_limit, self.recorded = time_limit, recorded
+        self.feed = self.fence = self.visit = None
+        self._locked = contextlib.ExitStack()  # the feed's lock and its renewal
+        self._visiting = contextlib.ExitStack()  # the host's slot: taken last, given back first
+
+    def admit(self):
+        """Take the feed's lock, its fencing number and a slot of its host.
+
+        Returns None once admitted, or the ``ImportResult`` of a skip (lock
+        held, claim replaced, host deferring). Raises ``HostBusy`` and
+        ``LockUnavailable`` with nothing held.
+        """
+        url, locked = self.url, self._locked
         try:
+            lock = locked.enter_context(feed_lock(self.task_name, url))
             if not lock.acquired:
                 raise Skipped(LOCK_HELD)
-            with lock.keep_alive():
-                feed = Feed.objects.next_fence(url)
-                fence = feed.fence
-                if claim is not None and not holds_claim(feed, claim):
-                    raise Skipped(CLAIM_REPLACED)
-                # HostDeferred: a skip; HostBusy: no slot free (raised, the feed lock released)
-                with HostVisit(url) as visit:
-                    if started is not None:
-                        started()
-                    try:
-                        result = fetch_and_store(feed, fence=fence, progress=progress, **recorded)
-                    except SoftTimeLimitExceeded:
-                        return record_stop(url, time_limit, fence=fence, **recorded)
-                    except Exception as exc:
-                        error = crash_message(exc)
-                        record_crash(url, error, fence=fence, **recorded)
-                        raise ImportCrashed(error) from exc
-                    visit.answered(result.run.http_status, result.retry_after)
-                subscribe_to = websub.after_poll(result, fence)  # WebSub: pace, a new hub
-                if subscribe_to:
-                    transaction.on_commit(lambda: dispatch.subscribe(subscribe_to), robust=True)
-                return result
+            locked.enter_context(lock.keep_alive())
+            self.feed = Feed.objects.next_fence(url)
+            self.fence = self.feed.fence
+            if self.claim is not None and not holds_claim(self.feed, self.claim):
+                raise Skipped(CLAIM_REPLACED)
+            # HostDeferred: a skip; HostBusy: no slot free (raised, the feed lock released)
+            self.visit = self._visiting.enter_context(HostVisit(url))
         except HostDeferred as deferred:  # due again when the host allows
-            return record_skip(url, str(deferred), (feed, deferred.until), **recorded)
+            return self.skip(str(deferred), (self.feed, deferred.until))
         except Skipped as skipped:  # one record of a skip, whatever the reason
-            return record_skip(url, *skipped.args, **recorded)
+            return self.skip(*skipped.args)
+        except BaseException:
+            self.close()
+            raise
+        return None
+
+    def skip(self, *why):
+        """Record the skip (``runs.record_skip``) while the lock is held, then release it."""
+        try:
+            return record_skip(self.url, *why, **self.recorded)
+        finally:
+            self.close()
+
+    def run(self, *, prefetch=None, started=None, progress=None):
+        """Fetch (or take ``prefetch``'s answer) and store; give the slot and the lock back.
+
+        The ``ImportResult``; see ``import_under_lock`` for a crash and a stop.
+        """
+        url, fence, recorded = self.url, self.fence, self.recorded
+        with self._locked:
+            with self._visiting:
+                if started is not None:
+                    started()
+                try:
+                    result = fetch_and_store(
+                        self.feed, fence=fence, progress=progress, prefetch=prefetch, **recorded
+                    )
+                except SoftTimeLimitExceeded:
+                    return record_stop(url, self.time_limit, fence=fence, **recorded)
+                except Exception as exc:
+                    error = crash_message(exc)
+                    record_crash(url, error, fence=fence, **recorded)
+                    raise ImportCrashed(error) from exc
+                self.visit.answered(result.run.http_status, result.retry_after)
+            subscribe_to = websub.after_poll(result, fence)  # WebSub: pace, a new hub
+            if subscribe_to:
+                transaction.on_commit(lambda: dispatch.subscribe(subscribe_to), robust=True)
+            return result
+
+    def close(self):
+        """Give back what is held, the host's slot then the lock (an admitted import not run)."""
+        try:
+            self._visiting.close()
+        finally:
+            self._locked.close()
 
 
 def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
-    """Import each of ``urls`` in turn, as ``import_feed`` would; count the outcomes.
+    """Import ``urls``, as ``import_feed`` would each, their fetches together; count the outcomes.
 
     The body of ``import_feed_batch``. Each feed gets its own lock, claim check,
-    host slot and run, as in ``import_under_lock``; a crash is recorded on its
-    feed and the batch goes on. A feed whose host is busy goes back as an
-    ``import_feed`` of its own that waits a few seconds. So do the feeds not
-    started yet when the lock cache is unreachable (they retry then), and when
-    the soft ``time_limit`` (seconds) is near: a batch starts no import once
-    less than two fetch deadlines are left, so timeouts never add up to it.
+    host slot and run, as in ``import_under_lock``. The feeds are admitted in
+    turn, each one's fetch starting in a fetch thread as it is admitted
+    (``prefetch``); then each is stored as its answer comes back. A crash is
+    recorded on its feed and the batch goes on. A feed whose host is busy goes
+    back as an ``import_feed`` of its own that waits a few seconds, unless the
+    batch itself holds that host's slots: then it waits for the batch's next
+    round of fetches. The feeds not started yet go back too when the lock
+    cache is unreachable (they retry then), and when the soft ``time_limit``
+    (seconds) is near: no round of fetches starts once less than two fetch
+    deadlines are left, so timeouts never add up to it.
     """
     counts = Counter()
     refresh_run = recorded.get("refresh_run")
     deadline = DEADLINE_TIMEOUTS * conf.DJANGOFEEDS_FETCH_TIMEOUT
     stop_starting = time.monotonic() + (time_limit or float("inf")) - 2 * deadline
+    options = {"task_name": task_name, "claim": claim, "time_limit": time_limit, **recorded}
 
     def send_back(rest, why, wait=0.0):
         if not rest:
@@ -149,39 +215,76 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
         counts["sent back"] += len(rest)
         logger.warning("Batch of %d feeds: %s; %d sent back", len(urls), why, len(rest))
 
-    for index, url in enumerate(urls):
-        if index and time.monotonic() > stop_starting:
-            send_back(urls[index:], "its time limit is near")
-            break
-        try:
-            result = import_under_lock(
-                url, task_name=task_name, claim=claim, time_limit=time_limit, **recorded
-            )
-        except HostBusy as busy:
-            wait = busy_wait(0)
-            dispatch.send_back([url], claim, refresh_run, countdown=wait, host_waits=1)
-            counts["sent back"] += 1
-            logger.info("Feed %s: waits %.1fs, %s", url, wait, busy)
-            continue
-        except LockUnavailable as exc:
-            logger.error(refusal(url, exc, giving_up=False))
-            refused(url, exc, **recorded)
-            send_back(urls[index:], "the lock cache is unreachable", busy_wait(0))
-            break
-        except ImportCrashed:  # recorded on the feed and its run
-            counts[Outcome.FAILED] += 1
-            continue
-        except SoftTimeLimitExceeded:  # before the import began (the lock, the database)
-            record_stop(url, time_limit, **recorded)
-            counts[Outcome.FAILED] += 1
-            send_back(urls[index + 1 :], "it reached its time limit")
-            break
-        except Exception as exc:  # before the import began: the feed's run records it
-            record_crash(url, crash_message(exc), **recorded)
-            counts[Outcome.FAILED] += 1
-            continue
+    def tally(result):
         summary = reply(result)
         counts[summary["status"]] += 1
         log = logger.warning if summary["status"] == Outcome.FAILED else logger.info
         log(describe(summary))
+
+    waiting = list(urls)
+    while waiting:
+        if len(waiting) < len(urls) and time.monotonic() > stop_starting:
+            send_back(waiting, "its time limit is near")
+            break
+        admitted, later = {}, []  # Prefetch -> FeedImport; feeds of a host this round holds
+        try:
+            for index, url in enumerate(waiting):
+                feed_import = FeedImport(url, **options)
+                try:
+                    skipped = feed_import.admit()
+                except HostBusy as busy:
+                    if any(held.visit.host == busy.host for held in admitted.values()):
+                        later.append(url)  # its slots are this batch's: in the next round
+                        continue
+                    wait = busy_wait(0)
+                    dispatch.send_back([url], claim, refresh_run, countdown=wait, host_waits=1)
+                    counts["sent back"] += 1
+                    logger.info("Feed %s: waits %.1fs, %s", url, wait, busy)
+                    continue
+                except LockUnavailable as exc:
+                    logger.error(refusal(url, exc, giving_up=False))
+                    refused(url, exc, **recorded)
+                    unreachable = "the lock cache is unreachable"
+                    send_back(waiting[index:] + later, unreachable, busy_wait(0))
+                    later = []
+                    break
+                except SoftTimeLimitExceeded:  # before the import began (the lock, the database)
+                    record_stop(url, time_limit, **recorded)
+                    counts[Outcome.FAILED] += 1
+                    send_back(waiting[index + 1 :] + later, "it reached its time limit")
+                    later = []
+                    raise  # the admitted feeds go back too (below)
+                except Exception as exc:  # before the import began: the feed's run records it
+                    record_crash(url, crash_message(exc), **recorded)
+                    counts[Outcome.FAILED] += 1
+                    continue
+                if skipped is not None:
+                    tally(skipped)
+                    continue
+                try:
+                    admitted[Prefetch(feed_import.feed)] = feed_import
+                except BaseException:  # no fetch thread: nothing of the feed stays held
+                    feed_import.close()
+                    raise
+            by_future = {prefetch.future: prefetch for prefetch in admitted}
+            for future in as_completed(by_future):
+                prefetch = by_future[future]
+                feed_import = admitted.pop(prefetch)
+                try:
+                    result = feed_import.run(prefetch=prefetch)
+                except ImportCrashed:  # recorded on the feed and its run
+                    counts[Outcome.FAILED] += 1
+                    continue
+                if result is None:  # stopped, and a newer import holds the feed
+                    counts[Outcome.FAILED] += 1
+                else:
+                    tally(result)
+        except SoftTimeLimitExceeded:
+            # Between imports: the feeds admitted and not run go back, with the rest.
+            send_back([held.url for held in admitted.values()] + later, "it reached its time limit")
+            break
+        finally:
+            for feed_import in admitted.values():  # not run: their slots and locks go back
+                feed_import.close()
+        waiting = later
     return {str(outcome): count for outcome, count in counts.items()}

@@ -93,8 +93,10 @@ def test_a_tick_sends_its_feeds_in_batches_and_a_person_one_import_each(private_
 def test_a_batch_imports_each_feed_under_its_lock_and_goes_on_past_a_crash_and_a_skip(
     feed_server, monkeypatch, clean_cache
 ):
-    """Each feed is fetched once under its own lock; a replaced claim skips its feed and a
-    crash is recorded on its feed, and neither stops the feeds after it."""
+    """Each feed is fetched once under its own lock; a replaced claim skips its feed before
+    its fetch, a crash of the importer (after its fetch) is recorded on its feed, and neither
+    stops the other feeds. Four feeds of one host, two slots: the fourth waits for a slot of
+    the batch's own, in a second round of fetches, rather than going back."""
     urls = [feed_server.serve(f"/b{n}.xml", rss(numbered_items(2))) for n in range(4)]
     claim = claimed(urls)
     Feed.objects.filter(url=urls[1]).update(claimed_at=timezone.now())  # imported since
@@ -110,7 +112,7 @@ def test_a_batch_imports_each_feed_under_its_lock_and_goes_on_past_a_crash_and_a
     counts = import_feed_batch.apply(args=[urls], kwargs={"claim": claim}).get()
 
     assert counts == {"imported": 2, "skipped": 1, "failed": 1}
-    assert [feed_server.hits(f"/b{n}.xml") for n in range(4)] == [1, 0, 0, 1]
+    assert [feed_server.hits(f"/b{n}.xml") for n in range(4)] == [1, 0, 1, 1]
     assert outcomes(urls) == [["imported"], ["skipped"], ["failed"], ["imported"]]
     assert "the importer broke" in Feed.objects.get(url=urls[2]).last_error
     assert all(cache.get(lock_key(IMPORT_FEED, url)) is None for url in urls)
@@ -143,12 +145,70 @@ def test_a_feed_whose_host_is_busy_goes_back_as_an_import_of_its_own(
         slot.release()
 
 
+def run_spans(urls):
+    """Each URL's one run, as ``(started_at, finished_at, outcome)``."""
+    runs = {run.feed.url: run for run in ImportRun.objects.select_related("feed")}
+    return [(runs[url].started_at, runs[url].finished_at, runs[url].outcome) for url in urls]
+
+
+def test_a_batch_fetches_its_feeds_together_and_stores_each_as_it_answers(settings, clean_cache):
+    """A dead server (no answer within the fetch timeout), a slow one and a quick one, on
+    three hosts: the three fetches run at once, so the dead one costs the batch one timeout,
+    not one on top of the others' time; each feed is stored as its answer comes back."""
+    settings.DJANGOFEEDS_FETCH_TIMEOUT = 1
+    server = FeedServer(hosts=3).start()
+    try:
+        dead = server.serve("/dead.xml", rss(numbered_items(1)), delay=3, host="127.0.0.1")
+        slow = server.serve("/slow.xml", rss(numbered_items(1)), delay=0.5, host="127.0.1.1")
+        quick = server.serve("/quick.xml", rss(numbered_items(1)), host="127.0.1.2")
+        urls = [dead, slow, quick]
+        claim = claimed(urls)
+
+        counts = import_feed_batch.apply(args=[urls], kwargs={"claim": claim}).get()
+    finally:
+        server.stop()
+
+    assert counts == {"failed": 1, "imported": 2}
+    (dead_from, dead_to, dead_outcome), slow_run, quick_run = run_spans(urls)
+    assert dead_outcome == Outcome.FAILED and "timed out" in Feed.objects.get(url=dead).last_error
+    # Fetched together: each run began before any ended. In turn, each would begin after the
+    # one before it ended, the quick feed last.
+    assert max(dead_from, slow_run[0], quick_run[0]) < min(dead_to, slow_run[1], quick_run[1])
+    assert quick_run[1] < slow_run[1] < dead_to  # stored in the order the answers came
+    assert all(cache.get(lock_key(IMPORT_FEED, url)) is None for url in urls)
+    assert all(host_slots(url).acquire() for url in urls)  # every slot given back
+
+
+def test_a_batch_holding_every_slot_of_a_host_fetches_its_other_feeds_there_after(
+    two_hosts, private_broker, settings, clean_cache
+):
+    """One slot per host; two feeds of one host and one of another in a batch: the second
+    feed of the first host waits for the batch's first round of fetches (its own slot) and
+    is fetched in the next, not sent back; the other host's feed is fetched with the first."""
+    settings.DJANGOFEEDS_MAX_PER_HOST = 1
+    first = two_hosts.serve("/first.xml", rss(numbered_items(1)), delay=0.3, host="127.0.0.1")
+    second = two_hosts.serve("/second.xml", rss(numbered_items(1)), host="127.0.0.1")
+    other = two_hosts.serve("/other.xml", rss(numbered_items(1)), delay=0.3, host="127.0.1.1")
+    urls = [first, second, other]
+    claim = claimed(urls)
+
+    counts = import_feed_batch.apply(args=[urls], kwargs={"claim": claim}).get()
+
+    assert counts == {"imported": 3}
+    assert queued(private_broker) == []
+    first_run, second_run, other_run = run_spans(urls)
+    assert other_run[0] < first_run[1]  # the first round: both hosts at once
+    assert second_run[0] >= first_run[1]  # the host's one slot: after its first feed
+
+
 def test_a_batch_near_its_time_limit_sends_the_rest_back(
     feed_server, private_broker, settings, clean_cache
 ):
     """Once less than two fetch deadlines of its soft time limit are left, a batch starts
-    no other import: the feeds not started go back, one ``import_feed`` each, at once."""
+    no other round of fetches: the feeds not started go back, one ``import_feed`` each, at
+    once. One slot for the feeds' host: the slow feed's round is the batch's first."""
     settings.DJANGOFEEDS_FETCH_TIMEOUT = 1  # a fetch's deadline: 3 s
+    settings.DJANGOFEEDS_MAX_PER_HOST = 1
     slow = feed_server.serve("/slow.xml", rss(numbered_items(1)), delay=0.5)
     rest = [feed_server.serve(f"/r{n}.xml", rss(numbered_items(1))) for n in range(2)]
     claim = claimed([slow, *rest])
