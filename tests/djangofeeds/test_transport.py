@@ -2,7 +2,9 @@
 
 import os
 import signal
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import httpcore
 import httpx
@@ -27,6 +29,32 @@ def test_shared_client_is_built_once_per_timeout():
     """The same timeout gets the same client; another timeout gets its own."""
     assert shared_client(7) is shared_client(7)
     assert shared_client(7) is not shared_client(8)
+
+
+def test_threads_starting_together_build_the_transport_once(monkeypatch):
+    """A batch's fetch threads start at once in a fresh process: one transport (and TLS
+    context, ~20 ms of CPU) is built for all of them, not one each."""
+    monkeypatch.setattr(transport, "_transports", [])
+    built = []
+    real_build = transport.build_transport
+
+    def slow_build():
+        time.sleep(0.05)  # the TLS context takes a while: every thread arrives meanwhile
+        built.append(real_build())
+        return built[-1]
+
+    monkeypatch.setattr(transport, "build_transport", slow_build)
+    start = threading.Barrier(10)
+
+    def fetch_thread():
+        start.wait()
+        return transport.shared_transport()
+
+    with ThreadPoolExecutor(10) as threads:
+        got = list(threads.map(lambda _: fetch_thread(), range(10)))
+
+    assert len(built) == 1
+    assert all(one is built[0] for one in got)
 
 
 def test_a_forked_child_builds_its_own_client(feed_server):
