@@ -6,6 +6,8 @@ after the other as their answers come back. A slow or dead server then holds
 the batch for one fetch deadline, not one per such feed, and the fast feeds'
 stores fill the wait. The threads only fetch: they never touch the database
 (its connections are per thread) and share the process's one HTTP transport.
+The answers wait for their store: a batch holds at most its size times
+``DJANGOFEEDS_MAX_BYTES`` of bodies.
 """
 
 import os
