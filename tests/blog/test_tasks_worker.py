@@ -5,7 +5,6 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from django_celery_results.models import TaskResult
 
 from blog.models import Comment
 from blog.tasks import recheck_pending_comments
@@ -36,6 +35,8 @@ def test_normal_comment_is_published_and_spam_kept_apart(client, spam_worker, ak
     assert ham.comment in client.get(entry.get_absolute_url()).content.decode()
     # Each check's result is kept, and no STARTED state was written before it (nobody
     # watches a check run; a STARTED upsert would have set date_started).
+    from django_celery_results.models import TaskResult  # the project's backend (not the apps')
+
     results = TaskResult.objects.filter(task_name="blog.tasks.spam_filter")
     assert sorted(results.values_list("status", "date_started")) == [("SUCCESS", None)] * 2
 
