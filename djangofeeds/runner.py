@@ -41,6 +41,7 @@ logger = logging.getLogger("djangofeeds.tasks")  # a batch's lines, as the task 
 
 LOCK_HELD = "another worker is importing this feed"
 CLAIM_REPLACED = "already imported since it was queued (its claim was replaced)"
+LATER = object()  # run_batch: a feed that waits for the batch's next round of fetches
 
 
 class ImportCrashed(Exception):
@@ -114,7 +115,7 @@ class FeedImport:
     def __init__(self, url, *, task_name, claim=None, time_limit=None, **recorded):
         self.url, self.task_name, self.claim = url, task_name, claim
         self.time_limit, self.recorded = time_limit, recorded
-        self.feed = self.fence = self.visit = None
+        self.feed = self.fence = self.visit = self.prefetch = None
         self._locked = contextlib.ExitStack()  # the feed's lock and its renewal
         self._visiting = contextlib.ExitStack()  # the host's slot: taken last, given back first
 
@@ -146,6 +147,11 @@ class FeedImport:
             raise
         return None
 
+    def start_fetch(self):
+        """Start the admitted feed's fetch in a fetch thread (``run`` takes its answer)."""
+        self.prefetch = Prefetch(self.feed)
+        return self.prefetch.future
+
     def skip(self, *why):
         """Record the skip (``runs.record_skip``) while the lock is held, then release it."""
         try:
@@ -153,12 +159,12 @@ class FeedImport:
         finally:
             self.close()
 
-    def run(self, *, prefetch=None, started=None, progress=None):
-        """Fetch (or take ``prefetch``'s answer) and store; give the slot and the lock back.
+    def run(self, *, started=None, progress=None):
+        """Fetch (or take ``start_fetch``'s answer) and store; give the slot and the lock back.
 
         The ``ImportResult``; see ``import_under_lock`` for a crash and a stop.
         """
-        url, fence, recorded = self.url, self.fence, self.recorded
+        url, fence, recorded, prefetch = self.url, self.fence, self.recorded, self.prefetch
         with self._locked:
             with self._visiting:
                 if started is not None:
@@ -221,26 +227,47 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
         log = logger.warning if summary["status"] == Outcome.FAILED else logger.info
         log(describe(summary))
 
+    def admit(url, admitted):
+        """``url``'s ``FeedImport``, admitted and its fetch started; ``LATER`` when this
+        round holds its host's slots; None when it was skipped, sent back or crashed.
+        ``LockUnavailable`` and ``SoftTimeLimitExceeded`` are the caller's."""
+        feed_import = FeedImport(url, **options)
+        try:
+            skipped = feed_import.admit()
+        except HostBusy as busy:
+            if any(held.visit.host == busy.host for held in admitted.values()):
+                return LATER  # its slots are this batch's: in the next round
+            wait = busy_wait(0)
+            dispatch.send_back([url], claim, refresh_run, countdown=wait, host_waits=1)
+            counts["sent back"] += 1
+            logger.info("Feed %s: waits %.1fs, %s", url, wait, busy)
+            return None
+        except (LockUnavailable, SoftTimeLimitExceeded):
+            raise
+        except Exception as exc:  # before the import began: the feed's run records it
+            record_crash(url, crash_message(exc), **recorded)
+            counts[Outcome.FAILED] += 1
+            return None
+        if skipped is not None:
+            tally(skipped)
+            return None
+        try:
+            feed_import.start_fetch()
+        except BaseException:  # no fetch thread: nothing of the feed stays held
+            feed_import.close()
+            raise
+        return feed_import
+
     waiting = list(urls)
     while waiting:
         if len(waiting) < len(urls) and time.monotonic() > stop_starting:
             send_back(waiting, "its time limit is near")
             break
-        admitted, later = {}, []  # Prefetch -> FeedImport; feeds of a host this round holds
+        admitted, later = {}, []  # each fetch's Future -> its FeedImport; feeds for next round
         try:
             for index, url in enumerate(waiting):
-                feed_import = FeedImport(url, **options)
                 try:
-                    skipped = feed_import.admit()
-                except HostBusy as busy:
-                    if any(held.visit.host == busy.host for held in admitted.values()):
-                        later.append(url)  # its slots are this batch's: in the next round
-                        continue
-                    wait = busy_wait(0)
-                    dispatch.send_back([url], claim, refresh_run, countdown=wait, host_waits=1)
-                    counts["sent back"] += 1
-                    logger.info("Feed %s: waits %.1fs, %s", url, wait, busy)
-                    continue
+                    feed_import = admit(url, admitted)
                 except LockUnavailable as exc:
                     logger.error(refusal(url, exc, giving_up=False))
                     refused(url, exc, **recorded)
@@ -254,24 +281,14 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
                     send_back(waiting[index + 1 :] + later, "it reached its time limit")
                     later = []
                     raise  # the admitted feeds go back too (below)
-                except Exception as exc:  # before the import began: the feed's run records it
-                    record_crash(url, crash_message(exc), **recorded)
-                    counts[Outcome.FAILED] += 1
-                    continue
-                if skipped is not None:
-                    tally(skipped)
-                    continue
+                if feed_import is LATER:
+                    later.append(url)
+                elif feed_import is not None:
+                    admitted[feed_import.prefetch.future] = feed_import
+            for future in as_completed(admitted):  # takes its own copy of the futures
+                feed_import = admitted.pop(future)
                 try:
-                    admitted[Prefetch(feed_import.feed)] = feed_import
-                except BaseException:  # no fetch thread: nothing of the feed stays held
-                    feed_import.close()
-                    raise
-            by_future = {prefetch.future: prefetch for prefetch in admitted}
-            for future in as_completed(by_future):
-                prefetch = by_future[future]
-                feed_import = admitted.pop(prefetch)
-                try:
-                    result = feed_import.run(prefetch=prefetch)
+                    result = feed_import.run()
                 except ImportCrashed:  # recorded on the feed and its run
                     counts[Outcome.FAILED] += 1
                     continue
