@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.checks import Error, Warning, register
 
 from djangofeeds import conf
+from djangofeeds.tasks import import_feed
 from djangofeeds.transport import DEADLINE_TIMEOUTS
 
 PROCESS_LOCAL_CACHES = {
@@ -81,10 +82,10 @@ def check_settings(app_configs, **kwargs):
                 id="djangofeeds.E002",
             )
         )
-    # The task is stopped at 80% of the lock's lease (its soft time limit): a
-    # fetch allowed to run longer would be cut short every time.
+    # The task is stopped by its soft time limit (80% of the lock's lease, or
+    # less on a short lease): a fetch allowed to run longer would be cut short every time.
     fetch_deadline = conf.DJANGOFEEDS_FETCH_TIMEOUT * DEADLINE_TIMEOUTS
-    soft_limit = conf.DJANGOFEEDS_LOCK_EXPIRE * 0.8
+    soft_limit = import_feed.soft_time_limit
     if soft_limit <= fetch_deadline:
         errors.append(
             Error(

@@ -22,18 +22,34 @@ MAX_RETRIES = 5
 RETRY_BACKOFF_MAX = 600
 
 
+# Celery looks at a running task's time limits about once a second: a hard limit
+# closer than that behind the soft one can pass before the soft one is noticed, and
+# the process is killed with nothing recorded. Two seconds also leave the stopped
+# import time to record its stop.
+SOFT_LIMIT_LEAD = 2
+
+
 class TimeLimitedImport(Task):
     """``import_feed`` and ``import_feed_batch``: time limits under the lock's expiry."""
 
     # Read when a worker asks, not at import (a host's settings may not be ready then):
-    # a stuck import is killed before the lock's lease could run out under it.
+    # a stuck import is stopped (soft), then killed (hard), before its lock's lease ends.
     @property
     def soft_time_limit(self):
-        return conf.DJANGOFEEDS_LOCK_EXPIRE * 0.8
+        soft = min(conf.DJANGOFEEDS_LOCK_EXPIRE * 0.8, self.time_limit - SOFT_LIMIT_LEAD)
+        return round(soft, 3)  # as the worker's log prints it: 0.7s, not 0.7000000000000002s
 
     @property
     def time_limit(self):
-        return conf.DJANGOFEEDS_LOCK_EXPIRE * 0.9
+        return round(conf.DJANGOFEEDS_LOCK_EXPIRE * 0.9, 3)
+
+    def apply_async(self, args=None, kwargs=None, **options):
+        """Celery copies the sender's time limits into each message, and a worker
+        applies a message's limits over its own: none are sent, so the worker's own
+        lock lease sets them, unless the caller gives some."""
+        options.setdefault("time_limit", None)
+        options.setdefault("soft_time_limit", None)
+        return super().apply_async(args, kwargs, **options)
 
 
 class ImportFeedTask(TimeLimitedImport):

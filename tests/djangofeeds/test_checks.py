@@ -56,6 +56,10 @@ def test_settings_check_refuses_a_lock_expiry_below_the_fetch_deadline(settings)
     assert error.id == "djangofeeds.E003" and "24s" in error.msg and "30s" in error.msg
     settings.DJANGOFEEDS_LOCK_EXPIRE = 60
     assert check_settings(None) == []
+    settings.DJANGOFEEDS_FETCH_TIMEOUT = 1
+    settings.DJANGOFEEDS_LOCK_EXPIRE = 5  # stopped 2 s before 4.5 s, not at 80% (4 s)
+    [error] = check_settings(None)
+    assert error.id == "djangofeeds.E003" and "2.5s" in error.msg and "3s" in error.msg
 
 
 def test_settings_check_refuses_poll_bounds_the_wrong_way_round(settings):

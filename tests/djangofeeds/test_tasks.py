@@ -12,7 +12,7 @@ from djangofeeds.claims import claim_feeds
 from djangofeeds.locks import CacheLock
 from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
 from djangofeeds.runner import lock_key
-from djangofeeds.tasks import import_feed, refresh_feeds
+from djangofeeds.tasks import import_feed, import_feed_batch, refresh_feeds
 from localservers.feed_server import numbered_items, rss
 from localservers.workers import queue_name
 from project.celery import app as celery_app
@@ -21,9 +21,15 @@ from tests.support.importing import import_url
 pytestmark = pytest.mark.django_db
 
 
-def test_import_feed_task_limits_sit_below_the_lock_expiry():
-    """The task's time limits end before its lock expires; it acks late."""
-    assert import_feed.soft_time_limit < import_feed.time_limit < conf.DJANGOFEEDS_LOCK_EXPIRE
+@pytest.mark.parametrize(
+    ("lease", "soft", "hard"), [(600, 480, 540), (20, 16, 18), (10, 7, 9), (3, 0.7, 2.7)]
+)
+def test_import_feed_task_limits_sit_below_the_lock_expiry(settings, lease, soft, hard):
+    """The time limits end before the lock's lease: soft at 80% of it, hard at 90%, and soft
+    at least two seconds before hard (Celery looks at them about once a second); acks late."""
+    settings.DJANGOFEEDS_LOCK_EXPIRE = lease
+    assert (import_feed.soft_time_limit, import_feed.time_limit) == (soft, hard)
+    assert (import_feed_batch.soft_time_limit, import_feed_batch.time_limit) == (soft, hard)
     assert import_feed.acks_late and import_feed.reject_on_worker_lost
 
 

@@ -46,6 +46,31 @@ def test_concurrent_imports_of_one_feed_fetch_it_once(feed_server, memcached_cac
     assert Post.objects.count() == 10
 
 
+def test_an_import_past_its_soft_time_limit_is_recorded_and_its_worker_goes_on(
+    feed_server, memcached_cache, worker_factory
+):
+    """A fetch still running at the soft time limit of the worker's own lease (3 s: stopped
+    after 0.7 s, killed at 2.7 s; the sender's 600 s are not in the message): the stop is
+    recorded and returned, the lock given back, and the worker imports the next feed."""
+    worker = feeds_worker(worker_factory, memcached_cache, DJANGOFEEDS_LOCK_EXPIRE="3")
+    stuck = feed_server.serve("/stuck.xml", rss(numbered_items(3)), delay=5)
+    fine = feed_server.serve("/fine.xml", rss(numbered_items(2)))
+
+    result = import_feed.delay(stuck).get(timeout=30)
+
+    stopped = "import took longer than 0.7s and was stopped"
+    assert result == {"status": "failed", "url": stuck, "created": 0, "updated": 0} | {
+        "error": stopped
+    }
+    run = ImportRun.objects.get(feed__url=stuck)
+    assert (run.outcome, run.error, run.worker) == (Outcome.FAILED, stopped, worker.hostname)
+    assert Feed.objects.get(url=stuck).last_error == stopped  # written under its fence
+    assert cache.get(lock_key(import_feed.name, stuck)) is None
+    assert import_feed.delay(fine).get(timeout=30)["status"] == "imported"
+    assert "Soft time limit (0.7s) exceeded" in worker.output
+    assert "Hard time limit" not in worker.output and "exited with" not in worker.output
+
+
 @pytest.mark.serial  # a timing bound: not beside other tests (xdist)
 def test_worker_killed_mid_import_then_next_import_succeeds(
     feed_server, memcached_cache, worker_factory
