@@ -14,7 +14,7 @@ from celery.signals import (
 )
 from django.db import close_old_connections
 
-from project import broker, filesystem_broker
+from project import broker, filesystem_broker, redis_broker
 
 # Set the default Django settings module for the 'celery' program.
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
@@ -22,6 +22,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 logger = logging.getLogger(__name__)
 
 filesystem_broker.install()  # the embedded broker writes each message whole
+redis_broker.install()  # one Redis client per channel, not one per publish
 app = Celery("project")
 
 # Read every CELERY_* Django setting: CELERY_BROKER_URL becomes broker_url.
