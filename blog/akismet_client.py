@@ -58,11 +58,18 @@ class RebasedTransport(httpx.HTTPTransport):
         return super().handle_request(request)
 
 
+# httpx keeps 20 idle connections by default: a threads-pool worker with more
+# threads than that closed the rest after each burst of checks, and opened (and
+# TLS-handshook) them again for the next. Every connection opened is kept (idle
+# ones still close after httpx's keep-alive expiry, 5 s).
+CONNECTIONS = httpx.Limits(max_connections=100, max_keepalive_connections=100)
+
+
 def _new_client():
     http = httpx.Client(
         headers={"User-Agent": USER_AGENT},
         timeout=conf.BLOG_AKISMET_TIMEOUT,
-        transport=RebasedTransport(conf.AKISMET_API_URL),
+        transport=RebasedTransport(conf.AKISMET_API_URL, limits=CONNECTIONS),
     )
     config = akismet.Config(key=conf.AKISMET_API_KEY, url=conf.AKISMET_BLOG_URL)
     try:

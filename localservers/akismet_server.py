@@ -36,6 +36,7 @@ class Recorded:
     form: dict
     headers: dict = field(repr=False)
     answer: str = ""
+    peer: tuple = field(default=(), repr=False)  # the client's (address, port): its connection
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -58,7 +59,8 @@ class Handler(BaseHTTPRequestHandler):
     def handle_any(self, method, query):
         stand_in = self.server.stand_in
         form = {key: values[-1] for key, values in query.items()}
-        record = Recorded(method, urlsplit(self.path).path, form, dict(self.headers))
+        path = urlsplit(self.path).path
+        record = Recorded(method, path, form, dict(self.headers), peer=self.client_address)
         stand_in.record(record)
         status, body, headers = stand_in.answer(record)
         record.answer = body
@@ -71,11 +73,27 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body.encode())
 
 
+class KeepAliveHandler(Handler):
+    """HTTP/1.1, as Akismet speaks it: a connection serves request after request."""
+
+    protocol_version = "HTTP/1.1"
+
+
+class StandInServer(ThreadingHTTPServer):
+    # socketserver's backlog of 5 drops connections beyond it when a burst of checks
+    # arrives at once (retried by the client's kernel after a second); Akismet's does not.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 class AkismetStandIn:
     """The server; ``start()`` serves it from a thread, ``stop()``/``start()`` keep the port."""
 
-    def __init__(self, host="127.0.0.1", port=0, keys=("test-key",), verbose=False):
+    def __init__(
+        self, host="127.0.0.1", port=0, keys=("test-key",), verbose=False, keep_alive=False
+    ):
         self.host, self.port = host, port
+        self.keep_alive = keep_alive  # HTTP/1.1: kept-alive sockets outlive stop()
         self.initial_keys = set(keys)
         self.keys = set(keys)
         self.verbose = verbose
@@ -93,8 +111,8 @@ class AkismetStandIn:
         return f"http://{self.host}:{self.port}"
 
     def start(self):
-        self._server = ThreadingHTTPServer((self.host, self.port), Handler)
-        self._server.daemon_threads = True
+        handler = KeepAliveHandler if self.keep_alive else Handler
+        self._server = StandInServer((self.host, self.port), handler)
         self._server.stand_in = self
         self.port = self._server.server_address[1]
         threading.Thread(target=self._server.serve_forever, daemon=True).start()

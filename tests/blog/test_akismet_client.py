@@ -1,11 +1,14 @@
 """blog/akismet_client.py: the client against the stand-in, its key check, the health flag."""
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from akismet import APIKeyError, CheckResponse, ProtocolError, RequestError
 
 from blog import akismet_client
+from localservers.akismet_server import AkismetStandIn
+from tests.blog.helpers import KEY
 from tests.factories import comment_payload as payload
 
 pytestmark = pytest.mark.django_db
@@ -102,3 +105,26 @@ def test_healthz_spam_check_only_with_akismet(client, akismet_settings):
     assert client.get("/healthz").json()["checks"]["spam"]["ok"] is True
     akismet_settings.AKISMET_API_KEY = ""
     assert "spam" not in client.get("/healthz").json()["checks"]
+
+
+def test_a_burst_of_checks_reuses_every_connection_of_the_burst_before(settings):
+    """50 checks at once, twice, on an HTTP/1.1 stand-in (as Akismet): the second burst opens
+    no connection (httpx keeps only 20 idle ones unless told otherwise)."""
+    stand_in = AkismetStandIn(keys=[KEY], keep_alive=True).start()
+    stand_in.delay = 0.3  # all 50 in flight together
+    settings.AKISMET_API_KEY, settings.AKISMET_API_URL = KEY, stand_in.url
+    akismet_client.reset_client()
+    payloads = [payload() for _ in range(50)]  # made here: the test's database connection
+    try:
+        comment_check(payloads[0])  # the key checked here: its cache write on the same connection
+        with ThreadPoolExecutor(50) as pool:
+            list(pool.map(comment_check, payloads))
+            list(pool.map(comment_check, payloads))
+        checks = stand_in.calls("comment-check")
+    finally:
+        akismet_client.reset_client()
+        stand_in.stop()
+    first = {check.peer for check in checks[1:51]}
+    second = {check.peer for check in checks[51:]}
+    assert len(first) == 50 and len(second) == 50
+    assert second <= first
