@@ -59,9 +59,9 @@ class RebasedTransport(httpx.HTTPTransport):
 
 
 # httpx keeps 20 idle connections by default: a threads-pool worker with more
-# threads than that closed the rest after each burst of checks, and opened (and
-# TLS-handshook) them again for the next. Every connection opened is kept (idle
-# ones still close after httpx's keep-alive expiry, 5 s).
+# threads than that closed the rest after each burst of checks, and opened them
+# again, each with a new TLS handshake, for the next. Every connection opened is
+# kept (idle ones still close after httpx's keep-alive expiry, 5 s).
 CONNECTIONS = httpx.Limits(max_connections=100, max_keepalive_connections=100)
 
 

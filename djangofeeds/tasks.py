@@ -51,6 +51,11 @@ class TimeLimitedImport(Task):
         options.setdefault("soft_time_limit", None)
         return super().apply_async(args, kwargs, **options)
 
+    def soft_limit(self):
+        """The soft limit this run stops at: its message's if it has one, else the worker's."""
+        _, soft = self.request.timelimit or (None, None)
+        return soft or self.soft_time_limit
+
 
 class ImportFeedTask(TimeLimitedImport):
     """``import_feed``'s class: a crash outside the import recorded on the feed's run."""
@@ -96,7 +101,7 @@ def import_feed(self, feed_url, claim=None, refresh_run=None, host_waits=0):
             meta = {"pid": os.getpid(), "hostname": request.hostname}
             self.backend.store_result(request.id, meta, states.STARTED, request=request)
 
-    options = {"task_name": self.name, "claim": claim, "time_limit": self.soft_time_limit}
+    options = {"task_name": self.name, "claim": claim, "time_limit": self.soft_limit()}
     options["started"] = started
     # Eager or called as a function: the caller's process may wait for a busy host.
     options["wait_for_host"] = request.is_eager or request.called_directly
@@ -114,7 +119,7 @@ def import_feed(self, feed_url, claim=None, refresh_run=None, host_waits=0):
             raise
         return runs.failed_reply(feed_url, str(exc))
     except SoftTimeLimitExceeded:  # before the import began (the lock, the database)
-        return runs.stopped_reply(feed_url, self.soft_time_limit, **recorded)
+        return runs.stopped_reply(feed_url, options["time_limit"], **recorded)
     summary = runs.reply(result)
     log = logger.warning if result.outcome == Outcome.FAILED else logger.info
     log(runs.describe(summary))
@@ -136,7 +141,7 @@ def import_feed_batch(self, feed_urls, claim=None, refresh_run=None):
     """
     request = self.request
     recorded = {"task_id": request.id, "worker": request.hostname, "refresh_run": refresh_run}
-    options = {"task_name": import_feed.name, "claim": claim, "time_limit": self.soft_time_limit}
+    options = {"task_name": import_feed.name, "claim": claim, "time_limit": self.soft_limit()}
     return runner.run_batch(feed_urls, **options, **recorded)
 
 

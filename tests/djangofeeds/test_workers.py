@@ -67,7 +67,11 @@ def test_an_import_past_its_soft_time_limit_is_recorded_and_its_worker_goes_on(
     assert Feed.objects.get(url=stuck).last_error == stopped  # written under its fence
     assert cache.get(lock_key(import_feed.name, stuck)) is None
     assert import_feed.delay(fine).get(timeout=30)["status"] == "imported"
+    # Limits given by the caller are sent, and the stop says which one it met.
+    given = import_feed.apply_async((stuck,), soft_time_limit=1, time_limit=2.7)
+    assert given.get(timeout=30)["error"] == "import took longer than 1s and was stopped"
     assert "Soft time limit (0.7s) exceeded" in worker.output
+    assert "Soft time limit (1s) exceeded" in worker.output
     assert "Hard time limit" not in worker.output and "exited with" not in worker.output
 
 
