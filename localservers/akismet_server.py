@@ -102,6 +102,7 @@ class AkismetStandIn:
         self.hang = False  # answer only after hang_seconds: longer than any client timeout
         self.hang_seconds = 30.0
         self.garbage = False  # answer 200 with a body that is not Akismet's
+        self.gather = None  # a threading.Barrier: answer once that many requests are in
         self._failures = []  # statuses to answer with, one per coming request
         self._lock = threading.Lock()
         self._server = None
@@ -130,7 +131,7 @@ class AkismetStandIn:
             self.requests.clear()
             self._failures.clear()
             self.keys = set(self.initial_keys)
-        self.delay, self.hang, self.garbage = 0.0, False, False
+        self.delay, self.hang, self.garbage, self.gather = 0.0, False, False, None
 
     def fail_next(self, count, status=503):
         """Answer the next ``count`` requests with ``status``."""
@@ -148,6 +149,8 @@ class AkismetStandIn:
 
     def answer(self, record):
         """(status, body, headers) for a request, after any delay or fault switched on."""
+        if self.gather is not None:
+            self.gather.wait(timeout=30)
         if self.delay:
             time.sleep(self.delay)
         with self._lock:

@@ -1,5 +1,6 @@
 """blog/akismet_client.py: the client against the stand-in, its key check, the health flag."""
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -111,12 +112,12 @@ def test_a_burst_of_checks_reuses_every_connection_of_the_burst_before(settings)
     """50 checks at once, twice, on an HTTP/1.1 stand-in (as Akismet): the second burst opens
     no connection (httpx keeps only 20 idle ones unless told otherwise)."""
     stand_in = AkismetStandIn(keys=[KEY], keep_alive=True).start()
-    stand_in.delay = 0.3  # all 50 in flight together
     settings.AKISMET_API_KEY, settings.AKISMET_API_URL = KEY, stand_in.url
     akismet_client.reset_client()
     payloads = [payload() for _ in range(50)]  # made here: the test's database connection
     try:
         comment_check(payloads[0])  # the key checked here: its cache write on the same connection
+        stand_in.gather = threading.Barrier(50)  # no check answered before all 50 are in
         with ThreadPoolExecutor(50) as pool:
             list(pool.map(comment_check, payloads))
             list(pool.map(comment_check, payloads))
