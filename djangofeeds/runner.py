@@ -150,7 +150,6 @@ class FeedImport:
     def start_fetch(self):
         """Start the admitted feed's fetch in a fetch thread (``run`` takes its answer)."""
         self.prefetch = Prefetch(self.feed)
-        return self.prefetch.future
 
     def skip(self, *why):
         """Record the skip (``runs.record_skip``) while the lock is held, then release it."""
