@@ -50,6 +50,7 @@ def is_trusted(address, proxies):
 def plain_ip(text):
     """``text`` as an IP address without an IPv6 zone ("fe80::1%eth0"), or None."""
     with contextlib.suppress(ValueError):
+        address = ipaddress.ip_address(text.strip())  # a malformed zone ("::%") is no address
         # The zone means nothing off the host, and an inet column refuses it.
-        return str(ipaddress.ip_address(text.strip().partition("%")[0]))
+        return str(type(address)(int(address)))
     return None

@@ -318,16 +318,28 @@ def test_x_forwarded_for_is_honoured_from_a_trusted_proxy(client, settings, monk
     ]
 
 
-@pytest.mark.parametrize("bad_entry", ["unknown", "1.2.3.4:80", "<script>", "999.1.1.1", ""])
+@pytest.mark.parametrize(
+    "bad_entry", ["unknown", "1.2.3.4:80", "<script>", "999.1.1.1", "", "::%", "1.2.3.4%eth0"]
+)
 def test_add_comment_ignores_a_malformed_x_forwarded_for(client, settings, bad_entry):
     """A trusted proxy's header with garbage falls back to the last address known to be true
-    (here the proxy's) instead of failing the POST."""
+    (here the proxy's) instead of failing the POST. A zone is IPv6's alone, and never empty."""
     settings.BLOG_TRUSTED_PROXIES = PROXIES
     response = post_comment(
         client, EntryFactory(), REMOTE_ADDR="10.0.0.3", HTTP_X_FORWARDED_FOR=f"1.2.3.4, {bad_entry}"
     )
     assert response.status_code == 303
     assert Comment.objects.get().user_ip == "10.0.0.3"
+
+
+def test_add_comment_keeps_an_ipv6_address_without_its_zone(client, settings):
+    """A link-local visitor's zone ("%eth0") means nothing off the proxy's host: dropped."""
+    settings.BLOG_TRUSTED_PROXIES = PROXIES
+    response = post_comment(
+        client, EntryFactory(), REMOTE_ADDR="10.0.0.3", HTTP_X_FORWARDED_FOR="fe80::1%eth0"
+    )
+    assert response.status_code == 303
+    assert Comment.objects.get().user_ip == "fe80::1"
 
 
 def test_add_comment_needs_post_and_a_published_entry(client):
