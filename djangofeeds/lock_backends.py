@@ -2,8 +2,10 @@
 
 Each backend answers ``add``, ``renew`` and ``delete``, and each checks the
 owner: ``add`` returns a proof of ownership (memcached's CAS, or the owner's
-token), which ``renew`` and ``delete`` must present. A backend that cannot be
-reached raises ``LockUnavailable``.
+token), which ``renew`` and ``delete`` must present. ``together`` runs several
+of them, and ``get``s of the cache's own values, in one round trip where the
+backend can (memcached). A backend that cannot be reached raises
+``LockUnavailable``.
 """
 
 import base64
@@ -35,58 +37,127 @@ class MemcachedMeta:
 
     ``ms <key> <len> T<ttl> ME c`` adds and returns the item's CAS in one round
     trip; ``md <key> C<cas>`` deletes only that version. Owner-checked at the
-    cost of the unsafe add + delete.
+    cost of the unsafe add + delete. ``together`` sends several commands (and
+    ``mg`` reads of the cache's own values) in one round trip per server.
     """
 
-    errors = rendezvous = None  # pymemcache's, once the first memcached lock is made
+    errors = rendezvous = read_line = read_value = None  # pymemcache's, once needed
 
     def __init__(self, using):
         if MemcachedMeta.rendezvous is None:
             # Only a memcached lock imports pymemcache (an optional dependency),
             # once: a lock is made per import, and an import statement costs.
+            from pymemcache.client.base import _readline, _readvalue
             from pymemcache.client.rendezvous import RendezvousHash
             from pymemcache.exceptions import MemcacheError
 
             MemcachedMeta.errors = (OSError, MemcacheError)
+            MemcachedMeta.read_line, MemcachedMeta.read_value = _readline, _readvalue
             MemcachedMeta.rendezvous = RendezvousHash
         self.using = using
 
-    def _command(self, key, command):
+    def together(self, operations):
+        """Run ``operations`` (``(name, key, *args)`` of add, renew, delete, get); their answers.
+
+        The commands for one server go in one write and their replies are read
+        back in order: one round trip per server instead of one per command.
+        """
         # The cache object is per thread (Django's cache handler), and so is its
         # pymemcache client: the lease keeper gets its own connection.
         cache = caches[self.using]
-        key = cache.make_and_validate_key(key)
-        try:
+        hashed = cache._cache
+        if type(hashed.hasher) is self.rendezvous:
+            one_server_first(hashed.hasher)
+        by_server = {}
+        for index, (name, key, *args) in enumerate(operations):
+            key = cache.make_and_validate_key(key)
             # HashClient picks the server for the key, as it does for cache.add().
-            hashed = cache._cache
-            if type(hashed.hasher) is self.rendezvous:
-                one_server_first(hashed.hasher)
             client = hashed._get_client(key)
             if client is None:
                 raise LockUnavailable("no memcached server is available")
-            reply = client.raw_command(command(key.encode()))
+            command, answer = getattr(self, f"_{name}")(key.encode(), *args)
+            by_server.setdefault(client, []).append((index, command, answer))
+        answers = [None] * len(operations)
+        try:
+            for client, commands in by_server.items():
+                replies = self.exchange(client, [command for _, command, _ in commands])
+                for (index, _, answer), reply in zip(commands, replies, strict=True):
+                    answers[index] = answer(reply, client)
         # socket.timeout is an OSError. Nothing broader: a Celery soft time
         # limit (an Exception) must reach the task, not pass for a dead server.
         except self.errors as exc:
             raise LockUnavailable(f"memcached: {type(exc).__name__}: {exc}") from exc
-        return reply.split()
+        return answers
 
     def add(self, key, token, expire):
-        value = token.encode()
-        reply = self._command(
-            key, lambda k: b"ms %s %d T%d ME c\r\n%s" % (k, len(value), expire, value)
-        )
-        return cas_of(reply) if reply[0] == b"HD" else None
+        return self.together([("add", key, token, expire)])[0]
 
     def renew(self, key, token, cas, expire):
-        value = token.encode()
-        reply = self._command(
-            key, lambda k: b"ms %s %d T%d MS C%s c\r\n%s" % (k, len(value), expire, cas, value)
-        )
-        return cas_of(reply) if reply[0] == b"HD" else None
+        return self.together([("renew", key, token, cas, expire)])[0]
 
     def delete(self, key, token, cas):
-        return self._command(key, lambda k: b"md %s C%s" % (k, cas))[0] == b"HD"
+        return self.together([("delete", key, token, cas)])[0]
+
+    @staticmethod
+    def _add(key, token, expire):
+        value = token.encode()
+        return b"ms %s %d T%d ME c\r\n%s" % (key, len(value), expire, value), stored
+
+    @staticmethod
+    def _renew(key, token, cas, expire):
+        value = token.encode()
+        command = b"ms %s %d T%d MS C%s c\r\n%s" % (key, len(value), expire, cas, value)
+        return command, stored
+
+    @staticmethod
+    def _delete(key, token, cas):
+        return b"md %s C%s" % (key, cas), lambda reply, client: reply[0] == b"HD"
+
+    @staticmethod
+    def _get(key):
+        """A value the cache itself stored (``cache.set``), decoded as ``cache.get`` would."""
+
+        def value(reply, client):
+            if reply[0] != b"VA":
+                return None  # EN: no such key
+            flags = next((int(flag[1:]) for flag in reply[2:-1] if flag.startswith(b"f")), 0)
+            return client.serde.deserialize(key, reply[-1], flags)
+
+        return b"mg %s f v" % key, value
+
+    @classmethod
+    def exchange(cls, client, commands):
+        """Send ``commands`` to one pymemcache client in one write; one reply each, split in words.
+
+        A value (``VA <size>``) is appended to its reply's words. The connection
+        is closed on any error: unread replies must not answer the next command.
+        """
+        pool = getattr(client, "client_pool", None)  # a PooledClient (use_pooling)
+        if pool is not None:
+            with pool.get_and_release(destroy_on_fail=True) as pooled:
+                return cls.exchange(pooled, commands)
+        if client.sock is None:
+            client._connect()
+        try:
+            client.sock.sendall(b"".join(command + b"\r\n" for command in commands))
+            replies, buffer = [], b""
+            for _ in commands:
+                buffer, line = cls.read_line(client.sock, buffer)
+                client._raise_errors(line, line[:2])
+                words = line.split()
+                if words[0] == b"VA":
+                    buffer, value = cls.read_value(client.sock, buffer, int(words[1]))
+                    words.append(value)
+                replies.append(words)
+            return replies
+        except BaseException:
+            client.close()
+            raise
+
+
+def stored(reply, client):
+    """A meta ``ms`` reply: the new CAS if the item was stored, else None."""
+    return cas_of(reply) if reply[0] == b"HD" else None
 
 
 def one_server_first(hasher):
@@ -112,7 +183,17 @@ def cas_of(reply):
     raise LockUnavailable(f"memcached sent no CAS in {b' '.join(reply)!r}: is it older than 1.6?")
 
 
-class DatabaseRows:
+class OneAtATime:
+    """``together`` without pipelining: each operation in turn, one round trip each."""
+
+    def together(self, operations):
+        return [getattr(self, name)(*args) for name, *args in operations]
+
+    def get(self, key):
+        return caches[self.using].get(key)
+
+
+class DatabaseRows(OneAtATime):
     """Django's ``DatabaseCache`` table, written with conditional SQL.
 
     The cache key is the table's primary key, so an INSERT is an atomic add; an
@@ -195,7 +276,7 @@ class DatabaseRows:
         return self._run(key, delete)
 
 
-class GenericCache:
+class GenericCache(OneAtATime):
     """Any other cache: atomic add where the backend's is; release and renew are get-then-act."""
 
     def __init__(self, using):

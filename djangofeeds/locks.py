@@ -43,7 +43,13 @@ import time
 from djangofeeds import lease_keeper
 from djangofeeds.lock_backends import LockUnavailable, backend_for
 
-__all__ = ["CacheLock", "CacheSemaphore", "LockUnavailable"]
+__all__ = [
+    "CacheLock",
+    "CacheSemaphore",
+    "LockUnavailable",
+    "acquire_together",
+    "release_together",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -100,12 +106,15 @@ class CacheLock:
 
     def acquire(self):
         """Take the lock if it is free; return whether we got it."""
-        started = time.monotonic()
-        self._version = self._backend.add(self.key, self.token, self.expire)
-        self.acquired = self._version is not None
+        acquire_together([self])
+        return self.acquired
+
+    def _took(self, version, started):
+        """Record the backend's answer to this lock's add, sent at ``started``."""
+        self._version = version
+        self.acquired = version is not None
         if self.acquired:
             self._lease_ends = started + self.expire - SAFETY_MARGIN_SECONDS
-        return self.acquired
 
     def renew(self):
         """Extend the lease by ``expire`` seconds if we still own it; return whether we do."""
@@ -122,17 +131,7 @@ class CacheLock:
 
     def release(self):
         """Delete the lock if we still own it and the lease holds; return whether we did."""
-        if not self.held:
-            self.acquired = False
-            return False
-        self.acquired = False
-        try:
-            return self._backend.delete(self.key, self.token, self._version)
-        except LockUnavailable:
-            # The lease runs out on its own; a failed release must not hide
-            # the outcome of the work it protected.
-            logger.warning("could not release lock %s: lock backend unreachable", self.key)
-            return False
+        return release_together([self])[0]
 
     @contextlib.contextmanager
     def keep_alive(self, interval=None):
@@ -148,6 +147,56 @@ class CacheLock:
             yield self
         finally:
             lease_keeper.keeper.remove(self)
+
+
+def acquire_together(locks, reads=()):
+    """``acquire()`` each of ``locks`` and read the keys ``reads``, in one round trip.
+
+    The locks share one cache; ``reads`` are keys of that cache, read as
+    ``cache.get`` reads them (their values are returned). One round trip where
+    the backend pipelines (memcached), one per operation elsewhere.
+    """
+    backend = one_backend(locks)
+    started = time.monotonic()
+    operations = [("add", lock.key, lock.token, lock.expire) for lock in locks]
+    answers = backend.together(operations + [("get", key) for key in reads])
+    for lock, version in zip(locks, answers, strict=False):
+        lock._took(version, started)
+    return answers[len(locks) :]
+
+
+def release_together(locks):
+    """``release()`` each of ``locks``, in order, in one round trip; whether each was released.
+
+    A lock no longer held (never taken, lease run out, lost) is not sent. An
+    unreachable backend is logged, not raised: the leases run out on their
+    own, and a failed release must not hide the outcome of the work it
+    protected.
+    """
+    released = [False] * len(locks)
+    held = [index for index, lock in enumerate(locks) if lock.held]
+    for lock in locks:
+        lock.acquired = False
+    if not held:
+        return released
+    operations = [("delete", locks[i].key, locks[i].token, locks[i]._version) for i in held]
+    try:
+        answers = one_backend(locks).together(operations)
+    except LockUnavailable:
+        keys = ", ".join(locks[i].key for i in held)
+        logger.warning("could not release lock %s: lock backend unreachable", keys)
+        return released
+    for index, answer in zip(held, answers, strict=True):
+        released[index] = answer
+    return released
+
+
+def one_backend(locks):
+    """The backend the ``locks`` share (they must share their cache)."""
+    using = {lock.using for lock in locks}
+    if len(using) != 1:
+        raise ValueError(f"locks of one round trip must share one cache, not {sorted(using)}")
+    return locks[0]._backend
 
 
 class CacheSemaphore:
@@ -184,7 +233,12 @@ class CacheSemaphore:
         """Renew the lease held while the block runs (``CacheLock.keep_alive``)."""
         return self.lease.keep_alive(interval)
 
-    def release(self):
-        """Give the lease back if we still own it; return whether we did."""
+    def release(self, *with_locks):
+        """Give the lease back if we still own it; return whether we did.
+
+        ``with_locks`` (of the same cache) are released in the same round trip, after it.
+        """
         lease, self.lease = self.lease, None
-        return lease is not None and lease.release()
+        locks = [lease, *with_locks] if lease is not None else list(with_locks)
+        released = release_together(locks) if locks else []
+        return lease is not None and released[0]

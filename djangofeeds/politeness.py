@@ -44,6 +44,8 @@ SLOT_LEASE = 60
 # waiting feeds do not all come back at the same moment.
 WAIT_BASE = 0.5
 WAIT_CAP = 10.0
+# HostVisit's ``not_before`` when the caller has not read the host's deferral.
+NOT_READ = object()
 # The answers whose Retry-After speaks for the whole host, not one feed.
 HOST_WIDE = {429, 503}
 
@@ -93,29 +95,44 @@ class HostVisit:
     takes one of its slots (``HostBusy`` when none is free, ``LockUnavailable``
     when the lock cache cannot be reached), renewed while the block runs.
     Leaving gives the slot back, then heeds what the host ``answered``.
+    ``not_before`` is the host's Retry-After when the caller read it already
+    (``deferral_key``, in the round trip of its own lock).
     """
 
-    def __init__(self, url):
+    def __init__(self, url, not_before=NOT_READ):
         self.url = url
         self.host = host_of(url)
         self.slots = host_slots(url)
+        self.not_before = not_before
         self.answer = None  # (HTTP status, Retry-After seconds), once the host answered
-        self._held = contextlib.ExitStack()
+        self._renewal = contextlib.ExitStack()
 
     def __enter__(self):
-        until = deferred_until(self.url)
+        if self.not_before is NOT_READ:
+            until = deferred_until(self.url)
+        else:
+            until = still_ahead(self.not_before)
         if until:
             raise HostDeferred(self.host, until)
         if not self.slots.acquire():
             raise HostBusy(self.host)
-        self._held.callback(self.slots.release)
-        self._held.enter_context(self.slots.keep_alive())
+        try:
+            self._renewal.enter_context(self.slots.keep_alive())
+        except BaseException:
+            self.slots.release()
+            raise
         return self
 
     def __exit__(self, *exc_info):
-        self._held.close()  # the renewal stops, then the slot is released
-        if self.answer:
-            heed(self.url, *self.answer)
+        self.leave()
+
+    def leave(self, *with_locks):
+        """Give the slot back, with ``with_locks`` in the same round trip; heed the answer."""
+        self._renewal.close()  # the renewal stops first
+        self.slots.release(*with_locks)
+        answer, self.answer = self.answer, None
+        if answer:
+            heed(self.url, *answer)
 
     def answered(self, status, retry_after):
         """What the host answered the fetch: heeded as the visit ends."""
@@ -127,9 +144,18 @@ def busy_wait(waits):
     return min(WAIT_CAP, WAIT_BASE * 2 ** min(waits, 10)) * random.uniform(0.5, 1.5)
 
 
+def deferral_key(url):
+    """The lock cache's key of the time before which ``url``'s host asked not to be fetched."""
+    return host_key(host_of(url), "not-before")
+
+
 def deferred_until(url, now=None):
     """The time before which ``url``'s host asked not to be fetched, or None."""
-    until = caches[conf.DJANGOFEEDS_LOCK_CACHE].get(host_key(host_of(url), "not-before"))
+    return still_ahead(caches[conf.DJANGOFEEDS_LOCK_CACHE].get(deferral_key(url)), now)
+
+
+def still_ahead(until, now=None):
+    """``until`` (a deferral read from the lock cache) if it is still ahead, else None."""
     return until if until and until > (now or timezone.now()) else None
 
 
@@ -153,7 +179,7 @@ def defer_host(url, seconds, *, now=None):
         .filter(Q(next_check_at__isnull=True) | Q(next_check_at__lt=until))
         .update(next_check_at=until)
     )
-    cache, key = caches[conf.DJANGOFEEDS_LOCK_CACHE], host_key(host, "not-before")
+    cache, key = caches[conf.DJANGOFEEDS_LOCK_CACHE], deferral_key(url)
     try:
         if (cache.get(key) or now) < until:
             cache.set(key, until, timeout=int(seconds) + 1)

@@ -21,9 +21,9 @@ from django.db import transaction
 from djangofeeds import conf, dispatch, websub
 from djangofeeds.claims import holds_claim
 from djangofeeds.importer import fetch_and_store
-from djangofeeds.locks import CacheLock, LockUnavailable
+from djangofeeds.locks import CacheLock, LockUnavailable, acquire_together, release_together
 from djangofeeds.models import Feed, Outcome
-from djangofeeds.politeness import HostBusy, HostDeferred, HostVisit, busy_wait
+from djangofeeds.politeness import HostBusy, HostDeferred, HostVisit, busy_wait, deferral_key
 from djangofeeds.prefetch import Prefetch
 from djangofeeds.runs import (
     crash_message,
@@ -108,36 +108,43 @@ class FeedImport:
     """One feed's import under its lock, in two steps: ``admit`` it, then ``run`` it.
 
     ``import_under_lock`` takes both steps at once. A batch admits its feeds
-    one after the other, starting each one's fetch as it is admitted, and runs
-    them as their answers come back (``run_batch``).
+    together (``admit_together``), starting each one's fetch as it is
+    admitted, and runs them as their answers come back (``run_batch``).
     """
 
     def __init__(self, url, *, task_name, claim=None, time_limit=None, **recorded):
         self.url, self.task_name, self.claim = url, task_name, claim
         self.time_limit, self.recorded = time_limit, recorded
+        self.lock = feed_lock(task_name, url)
         self.feed = self.fence = self.visit = self.prefetch = None
-        self._locked = contextlib.ExitStack()  # the feed's lock and its renewal
-        self._visiting = contextlib.ExitStack()  # the host's slot: taken last, given back first
+        self._renewal = contextlib.ExitStack()  # the lock's renewal while it is held
 
     def admit(self):
         """Take the feed's lock, its fencing number and a slot of its host.
 
         Returns None once admitted, or the ``ImportResult`` of a skip (lock
         held, claim replaced, host deferring). Raises ``HostBusy`` and
-        ``LockUnavailable`` with nothing held.
+        ``LockUnavailable`` with nothing held. The lock is taken and the
+        host's Retry-After read in one round trip to the lock cache.
         """
-        url, locked = self.url, self._locked
+        (not_before,) = acquire_together([self.lock], reads=[deferral_key(self.url)])
+        return self.admit_locked(not_before)
+
+    def admit_locked(self, not_before, feed=None):
+        """``admit``'s rest, once the lock was tried and ``not_before`` (the host's
+        Retry-After) read; ``feed`` is the feed with its new fence when the
+        caller took it (``Feed.objects.next_fences``)."""
+        url = self.url
         try:
-            lock = locked.enter_context(feed_lock(self.task_name, url))
-            if not lock.acquired:
+            if not self.lock.acquired:
                 raise Skipped(LOCK_HELD)
-            locked.enter_context(lock.keep_alive())
-            self.feed = Feed.objects.next_fence(url)
+            self._renewal.enter_context(self.lock.keep_alive())
+            self.feed = feed if feed is not None else Feed.objects.next_fence(url)
             self.fence = self.feed.fence
             if self.claim is not None and not holds_claim(self.feed, self.claim):
                 raise Skipped(CLAIM_REPLACED)
             # HostDeferred: a skip; HostBusy: no slot free (raised, the feed lock released)
-            self.visit = self._visiting.enter_context(HostVisit(url))
+            self.visit = HostVisit(url, not_before).__enter__()
         except HostDeferred as deferred:  # due again when the host allows
             return self.skip(str(deferred), (self.feed, deferred.until))
         except Skipped as skipped:  # one record of a skip, whatever the reason
@@ -164,40 +171,75 @@ class FeedImport:
         The ``ImportResult``; see ``import_under_lock`` for a crash and a stop.
         """
         url, fence, recorded, prefetch = self.url, self.fence, self.recorded, self.prefetch
-        with self._locked:
-            with self._visiting:
-                if started is not None:
-                    started()
-                try:
-                    result = fetch_and_store(
-                        self.feed, fence=fence, progress=progress, prefetch=prefetch, **recorded
-                    )
-                except SoftTimeLimitExceeded:
-                    return record_stop(url, self.time_limit, fence=fence, **recorded)
-                except Exception as exc:
-                    error = crash_message(exc)
-                    record_crash(url, error, fence=fence, **recorded)
-                    raise ImportCrashed(error) from exc
-                self.visit.answered(result.run.http_status, result.retry_after)
+        try:
+            if started is not None:
+                started()
+            try:
+                result = fetch_and_store(
+                    self.feed, fence=fence, progress=progress, prefetch=prefetch, **recorded
+                )
+            except SoftTimeLimitExceeded:
+                return record_stop(url, self.time_limit, fence=fence, **recorded)
+            except Exception as exc:
+                error = crash_message(exc)
+                record_crash(url, error, fence=fence, **recorded)
+                raise ImportCrashed(error) from exc
+            self.visit.answered(result.run.http_status, result.retry_after)
             subscribe_to = websub.after_poll(result, fence)  # WebSub: pace, a new hub
             if subscribe_to:
                 transaction.on_commit(lambda: dispatch.subscribe(subscribe_to), robust=True)
             return result
+        finally:
+            self.close()
 
     def close(self):
-        """Give back what is held, the host's slot then the lock (an admitted import not run)."""
+        """Give back what is held: the host's slot then the lock, in one round trip.
+
+        Safe to call again: what was given back is not sent twice.
+        """
         try:
-            self._visiting.close()
+            self._renewal.close()  # no renewal after the release
         finally:
-            self._locked.close()
+            visit, self.visit = self.visit, None
+            if visit is not None:
+                visit.leave(self.lock)  # then heeds the host's answer
+            else:
+                release_together([self.lock])
+
+
+def admit_together(feed_imports):
+    """Take the locks of ``feed_imports`` and their fences together, for their admissions.
+
+    A batch's first step (``run_batch``): one round trip to the lock cache for
+    every lock and every host's Retry-After, then one statement for the fences
+    of the locks taken. Returns ``(feed_import, not_before, feed)`` for each,
+    in order: ``feed_import.admit_locked(not_before, feed)`` finishes its
+    admission. Raises ``LockUnavailable`` with nothing held; the caller closes
+    the imports it does not admit (``FeedImport.close``).
+    """
+    locks = [feed_import.lock for feed_import in feed_imports]
+    reads = [deferral_key(feed_import.url) for feed_import in feed_imports]
+    not_before = acquire_together(locks, reads=reads)
+    locked = [feed_import.url for feed_import in feed_imports if feed_import.lock.acquired]
+    try:
+        fenced = Feed.objects.next_fences(locked) if len(locked) > 1 else {}
+    except SoftTimeLimitExceeded:
+        raise
+    except Exception:  # each feed takes its own fence then, and records its own failure
+        fenced = {}
+    return [
+        (feed_import, until, fenced.get(feed_import.url))
+        for feed_import, until in zip(feed_imports, not_before, strict=True)
+    ]
 
 
 def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
     """Import ``urls``, as ``import_feed`` would each, their fetches together; count the outcomes.
 
     The body of ``import_feed_batch``. Each feed gets its own lock, claim check,
-    host slot and run, as in ``import_under_lock``. The feeds are admitted in
-    turn, each one's fetch starting in a fetch thread as it is admitted
+    host slot and run, as in ``import_under_lock``; the locks and the fences
+    are taken together (``admit_together``). The feeds are admitted in turn,
+    each one's fetch starting in a fetch thread as it is admitted
     (``prefetch``); then each is stored as its answer comes back. A crash is
     recorded on its feed and the batch goes on. A feed whose host is busy goes
     back as an ``import_feed`` of its own that waits a few seconds, unless the
@@ -226,13 +268,13 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
         log = logger.warning if summary["status"] == Outcome.FAILED else logger.info
         log(describe(summary))
 
-    def admit(url, admitted):
-        """``url``'s ``FeedImport``, admitted and its fetch started; ``LATER`` when this
-        round holds its host's slots; None when it was skipped, sent back or crashed.
+    def admit(feed_import, not_before, feed, admitted):
+        """``feed_import`` admitted (``admit_together``) and its fetch started; ``LATER`` when
+        this round holds its host's slots; None when it was skipped, sent back or crashed.
         ``LockUnavailable`` and ``SoftTimeLimitExceeded`` are the caller's."""
-        feed_import = FeedImport(url, **options)
+        url = feed_import.url
         try:
-            skipped = feed_import.admit()
+            skipped = feed_import.admit_locked(not_before, feed)
         except HostBusy as busy:
             if any(held.visit.host == busy.host for held in admitted.values()):
                 return LATER  # its slots are this batch's: in the next round
@@ -262,28 +304,31 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
         if len(waiting) < len(urls) and time.monotonic() > stop_starting:
             send_back(waiting, "its time limit is near")
             break
+        feed_imports = [FeedImport(url, **options) for url in waiting]
         admitted, later = {}, []  # each fetch's Future -> its FeedImport; feeds for next round
+        index = 0  # the feed being admitted
         try:
-            for index, url in enumerate(waiting):
-                try:
-                    feed_import = admit(url, admitted)
-                except LockUnavailable as exc:
-                    logger.error(refusal(url, exc, giving_up=False))
-                    refused(url, exc, **recorded)
-                    unreachable = "the lock cache is unreachable"
-                    send_back(waiting[index:] + later, unreachable, busy_wait(0))
-                    later = []
-                    break
-                except SoftTimeLimitExceeded:  # before the import began (the lock, the database)
-                    record_stop(url, time_limit, **recorded)
-                    counts[Outcome.FAILED] += 1
-                    send_back(waiting[index + 1 :] + later, "it reached its time limit")
-                    later = []
-                    raise  # the admitted feeds go back too (below)
-                if feed_import is LATER:
-                    later.append(url)
-                elif feed_import is not None:
-                    admitted[feed_import.prefetch.future] = feed_import
+            try:
+                prepared = admit_together(feed_imports)
+                for index, (feed_import, not_before, feed) in enumerate(prepared):
+                    feed_import = admit(feed_import, not_before, feed, admitted)
+                    if feed_import is LATER:
+                        later.append(waiting[index])
+                    elif feed_import is not None:
+                        admitted[feed_import.prefetch.future] = feed_import
+            except LockUnavailable as exc:
+                url = waiting[index]
+                logger.error(refusal(url, exc, giving_up=False))
+                refused(url, exc, **recorded)
+                unreachable = "the lock cache is unreachable"
+                send_back(waiting[index:] + later, unreachable, busy_wait(0))
+                later = []
+            except SoftTimeLimitExceeded:  # before the import began (the lock, the database)
+                record_stop(waiting[index], time_limit, **recorded)
+                counts[Outcome.FAILED] += 1
+                send_back(waiting[index + 1 :] + later, "it reached its time limit")
+                later = []
+                raise  # the admitted feeds go back too (below)
             for future in as_completed(admitted):  # takes its own copy of the futures
                 feed_import = admitted.pop(future)
                 try:
@@ -300,7 +345,7 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
             send_back([held.url for held in admitted.values()] + later, "it reached its time limit")
             break
         finally:
-            for feed_import in admitted.values():  # not run: their slots and locks go back
+            for feed_import in feed_imports:  # not run: their slots and locks go back
                 feed_import.close()
         waiting = later
     return {str(outcome): count for outcome, count in counts.items()}

@@ -1,5 +1,6 @@
 """Feeds: what is known of each one, and the queries and writes that pick and fence them."""
 
+import json
 from urllib.parse import urlsplit, urlunsplit
 
 from django.db import connections, models, transaction
@@ -51,26 +52,36 @@ class FeedQuerySet(models.QuerySet):
         return len(feeds)
 
 
-def fence_statement(model, connection):
+def fence_statement(model, connection, *, many=False):
     """``next_fence``'s SQL, the attribute names of its columns, and their converters.
 
-    Made once per connection and kept on it (the converters are its own).
+    With ``many``, the statement of ``next_fences``: its one parameter is the
+    list of URLs (PostgreSQL: an array; SQLite: a JSON array). Made once per
+    connection and kept on it (the converters are its own).
     """
-    made = getattr(connection, "djangofeeds_fence_statement", None)
-    if made is None or made[0] is not model:
+    made = getattr(connection, "djangofeeds_fence_statements", None)
+    if made is None or made["model"] is not model:
         quote, fields = connection.ops.quote_name, model._meta.concrete_fields
-        table, fence = quote(model._meta.db_table), quote("fence")
-        sql = (
-            f"UPDATE {table} SET {fence} = {fence} + 1 WHERE {quote('url')} = %s "
-            f"RETURNING {', '.join(quote(field.column) for field in fields)}"
+        table, fence, url = quote(model._meta.db_table), quote("fence"), quote("url")
+        returning = f"RETURNING {', '.join(quote(field.column) for field in fields)}"
+        update = f"UPDATE {table} SET {fence} = {fence} + 1 WHERE"
+        in_list = (
+            "= ANY(%s)"
+            if connection.vendor == "postgresql"
+            else "IN (SELECT value FROM json_each(%s))"
         )
         query = models.sql.Query(model)
         compiler = connection.ops.compiler("SQLCompiler")(query, connection, connection.alias)
         columns = [field.get_col(model._meta.db_table) for field in fields]
-        converters = list(compiler.get_converters(columns).items())
-        made = (model, sql, [field.attname for field in fields], converters)
-        connection.djangofeeds_fence_statement = made
-    return made[1:]
+        made = {
+            "model": model,
+            "one": f"{update} {url} = %s {returning}",
+            "many": f"{update} {url} {in_list} {returning}",
+            "names": [field.attname for field in fields],
+            "converters": list(compiler.get_converters(columns).items()),
+        }
+        connection.djangofeeds_fence_statements = made
+    return made["many" if many else "one"], made["names"], made["converters"]
 
 
 class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
@@ -124,24 +135,44 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
             self.get_or_create(url=url)  # a feed seen for the first time
         raise self.model.DoesNotExist(url)  # deleted between the two statements
 
-    def _bump_fence(self, connection, url):
-        """The ``UPDATE … RETURNING`` of ``next_fence``; the feed it returns, else None.
+    def next_fences(self, urls):
+        """``next_fence`` for several feeds in one statement: ``{url: feed}``.
 
-        The row is read as ``raw()`` reads it (the database's converters, then
-        ``from_db``) from a statement and converters made once per connection:
-        ``raw()`` works them out again each time, most of the call's CPU.
+        The batch's path (``runner.run_batch``), once it holds the feeds'
+        locks. Feeds not found (seen for the first time) are left out: the
+        caller takes theirs with ``next_fence``. MariaDB and MySQL, without
+        ``UPDATE … RETURNING``, leave every feed to ``next_fence``.
         """
-        sql, names, converters = fence_statement(self.model, connection)
+        connection = connections[self.db]
+        if not urls or connection.vendor not in ("postgresql", "sqlite"):
+            return {}
+        parameter = list(urls) if connection.vendor == "postgresql" else json.dumps(list(urls))
+        return {feed.url: feed for feed in self._bump_fences(connection, parameter, many=True)}
+
+    def _bump_fence(self, connection, url):
+        """The ``UPDATE … RETURNING`` of ``next_fence``; the feed it returns, else None."""
+        return next(iter(self._bump_fences(connection, url)), None)
+
+    def _bump_fences(self, connection, parameter, *, many=False):
+        """Run a fence statement (``fence_statement``); the feeds it returns.
+
+        The rows are read as ``raw()`` reads them (the database's converters,
+        then ``from_db``) from a statement and converters made once per
+        connection: ``raw()`` works them out again each time, most of the
+        call's CPU.
+        """
+        sql, names, converters = fence_statement(self.model, connection, many=many)
         with connection.cursor() as cursor:
-            cursor.execute(sql, [url])
+            cursor.execute(sql, [parameter])
             rows = cursor.fetchall()
-        if not rows:
-            return None
-        values = list(rows[0])
-        for position, (functions, column) in converters:  # as SQLCompiler.apply_converters
-            for convert in functions:
-                values[position] = convert(values[position], column, connection)
-        return self.model.from_db(self.db, names, values)
+        feeds = []
+        for row in rows:
+            values = list(row)
+            for position, (functions, column) in converters:  # as SQLCompiler.apply_converters
+                for convert in functions:
+                    values[position] = convert(values[position], column, connection)
+            feeds.append(self.model.from_db(self.db, names, values))
+        return feeds
 
     def _next_fence_without_returning(self, url):
         for _ in range(2):

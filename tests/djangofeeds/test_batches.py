@@ -19,6 +19,7 @@ from djangofeeds.tasks import import_feed_batch, refresh_feeds
 from localservers.feed_server import FeedServer, numbered_items, rss
 from localservers.waiting import wait_until
 from tests.factories import make_feeds
+from tests.support.memcached import memcached_writes
 from tests.support.queues import redis_list_key
 from tests.support.workers import feeds_worker
 
@@ -116,6 +117,47 @@ def test_a_batch_imports_each_feed_under_its_lock_and_goes_on_past_a_crash_and_a
     assert outcomes(urls) == [["imported"], ["skipped"], ["failed"], ["imported"]]
     assert "the importer broke" in Feed.objects.get(url=urls[2]).last_error
     assert all(cache.get(lock_key(IMPORT_FEED, url)) is None for url in urls)
+
+
+def test_a_batch_takes_its_locks_in_one_round_trip_and_its_fences_in_one_statement(
+    feed_server, memcached_cache, monkeypatch, settings
+):
+    """Five feeds on one host (five slots), one of them first seen and one locked by another worker:
+    one write to memcached takes every lock and reads the host's Retry-After, one statement
+    fences the known feeds, and each import gives back its slot and its lock in one write.
+    The locked feed is skipped, its lock left to its owner; the new feed is imported."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from djangofeeds.locks import CacheLock
+
+    settings.DJANGOFEEDS_MAX_PER_HOST = 5
+    urls = [feed_server.serve(f"/f{n}.xml", rss(numbered_items(1))) for n in range(5)]
+    Feed.objects.bulk_create([Feed(url=url) for url in urls[:4]])
+    owner = CacheLock(lock_key(IMPORT_FEED, urls[3]), expire=60)
+    assert owner.acquire()
+    client = cache._cache._get_client(cache.make_and_validate_key("any"))
+    cache.set("connected", 1)  # the client's socket is open: count its writes from here
+    writes = memcached_writes(client, monkeypatch)
+
+    with CaptureQueriesContext(connection) as queries:
+        counts = runner.run_batch(urls, task_name=IMPORT_FEED)
+
+    assert counts == {"imported": 4, "skipped": 1}
+    assert outcomes(urls) == [["imported"]] * 3 + [["skipped"]] + [["imported"]]
+    fences = [
+        q["sql"] for q in queries.captured_queries if "fence" in q["sql"].split("SET")[-1][:20]
+    ]
+    together = [sql for sql in fences if "ANY(" in sql or "json_each" in sql]
+    if connection.vendor != "mysql":  # four known feeds together; the new one alone
+        assert len(together) == 1 and all(urls[4] in sql for sql in fences if sql not in together)
+    locks_and_reads = writes[0].decode()
+    assert locks_and_reads.count("ms ") == 5 and locks_and_reads.count("mg ") == 5
+    releases = [write for write in writes if write.startswith(b"md ")]
+    assert len(releases) == 4 and all(write.count(b"md ") == 2 for write in releases)
+    assert owner.held and not CacheLock(lock_key(IMPORT_FEED, urls[3]), expire=60).acquire()
+    assert all(cache.get(lock_key(IMPORT_FEED, url)) is None for url in urls[:3] + urls[4:])
+    assert all(host_slots(urls[0]).acquire() for _ in range(5))  # every slot came back
 
 
 def test_a_feed_whose_host_is_busy_goes_back_as_an_import_of_its_own(

@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 from django.db import connection
 from django.db.models import F
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from djangofeeds.fencing import StaleFence, write_fenced
@@ -127,3 +128,28 @@ def test_a_write_with_its_run_takes_plain_values_and_expressions():
         with pytest.raises(StaleFence):
             write_fenced(feed, feed.fence, run=finished_run(feed), **changes)
     assert Feed.objects.get(url=URL).error_count == 1 and ImportRun.objects.count() == 2
+
+
+def test_next_fences_fences_several_feeds_in_one_statement_and_leaves_out_the_unknown():
+    """One statement gives each known feed its next fence, read as next_fence reads it;
+    a URL with no feed is left out (its import takes its fence alone). MariaDB and MySQL,
+    without UPDATE … RETURNING, leave every feed to next_fence."""
+    urls = [f"http://a.example/{n}.xml" for n in range(3)]
+    Feed.objects.create(url=urls[0], fence=7, title="Seven")
+    Feed.objects.create(url=urls[1])
+    Feed.objects.create(url="http://a.example/not-asked.xml", fence=3)
+
+    with CaptureQueriesContext(connection) as queries:
+        fenced = Feed.objects.next_fences([*urls, urls[0].upper()])
+
+    if connection.vendor == "mysql":
+        assert fenced == {} and len(queries) == 0
+        return
+    assert len(queries) == 1 and sorted(fenced) == urls[:2]
+    assert (fenced[urls[0]].fence, fenced[urls[0]].title, fenced[urls[1]].fence) == (8, "Seven", 1)
+    for url, feed in fenced.items():
+        read = Feed.objects.get(url=url)
+        for field in Feed._meta.concrete_fields:
+            assert getattr(feed, field.attname) == getattr(read, field.attname), field.name
+    assert Feed.objects.get(url="http://a.example/not-asked.xml").fence == 3
+    assert not Feed.objects.filter(url=urls[2]).exists()

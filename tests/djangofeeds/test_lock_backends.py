@@ -6,7 +6,8 @@ from pymemcache.client.murmur3 import murmur3_32
 from pymemcache.client.rendezvous import RendezvousHash
 
 from djangofeeds.lock_backends import DatabaseRows, MemcachedMeta, one_server_first
-from djangofeeds.locks import CacheLock, LockUnavailable
+from djangofeeds.locks import CacheLock, LockUnavailable, acquire_together, release_together
+from tests.support.memcached import memcached_writes
 
 pytestmark = pytest.mark.django_db
 
@@ -37,19 +38,28 @@ def test_lock_memcached_down_is_unavailable_not_busy(memcached_cache):
 
 
 def test_lock_lets_a_time_limit_through_not_unavailable(memcached_cache, monkeypatch):
-    """A Celery soft time limit (an Exception) raised mid-command is not "memcached is down"."""
+    """A Celery soft time limit (an Exception) raised mid-command is not "memcached is down";
+    the connection it interrupted is closed, so no unread reply answers the next command."""
 
     class Stop(Exception):
         """Stands in for celery.exceptions.SoftTimeLimitExceeded."""
 
-    def raw_command(*args, **kwargs):
+    lock = CacheLock(KEY, expire=30)  # made first: it loads pymemcache's readers
+    client = cache._cache._get_client(cache.make_and_validate_key(KEY))
+    cache.set("warm-up", 1)  # the client's connection is open
+    assert client.sock is not None
+
+    def read_line(sock, buffer):
         raise Stop
 
-    client = cache._cache._get_client(cache.make_and_validate_key(KEY))
-    monkeypatch.setattr(client, "raw_command", raw_command)
-
+    monkeypatch.setattr(MemcachedMeta, "read_line", staticmethod(read_line))
     with pytest.raises(Stop):
-        CacheLock(KEY, expire=30).acquire()
+        lock.acquire()
+    assert client.sock is None
+
+    monkeypatch.undo()
+    again = CacheLock(KEY + "-next", expire=30)  # on a new connection, answered in step
+    assert again.acquire() and again.release()
 
 
 def test_lock_works_again_when_memcached_returns(memcached_cache):
@@ -96,3 +106,62 @@ def test_the_lock_cache_skips_the_scores_and_still_picks_its_server(memcached_ca
     assert "get_node" in vars(cache._cache.hasher)  # the lock made the hasher skip scoring
     cache.set("after-the-lock", 7)
     assert cache.get("after-the-lock") == 7 and lock.release()
+
+
+def test_memcached_sends_several_commands_and_reads_in_one_round_trip(memcached_cache, monkeypatch):
+    """Two lock adds and two reads of the cache's own values go in one write."""
+    first, second = CacheLock(KEY, expire=30), CacheLock(KEY + "-2", expire=30)
+    cache.set("deferral", {"until": 42}, 30)
+    client = cache._cache._get_client(cache.make_and_validate_key(KEY))
+    written = memcached_writes(client, monkeypatch)
+
+    read = acquire_together([first, second], reads=["deferral", "never-set"])
+
+    assert read == [{"until": 42}, None]  # decoded as cache.get decodes it
+    assert first.acquired and second.acquired and len(written) == 1
+    assert CacheLock(KEY, expire=30).acquire() is False  # really held in memcached
+    assert release_together([first, second]) == [True, True] and len(written) == 3
+    assert CacheLock(KEY + "-2", expire=30).acquire()
+
+
+def test_release_together_sends_only_the_locks_still_held(lock_cache):
+    """A lock never taken, or already released, is not sent; the held one is released."""
+    held, taken_by_other = CacheLock(KEY, expire=30), CacheLock(KEY + "-2", expire=30)
+    other = CacheLock(KEY + "-2", expire=30)
+    assert held.acquire() and other.acquire() and not taken_by_other.acquire()
+
+    assert release_together([held, taken_by_other]) == [True, False]
+    assert not held.held and other.held  # the other owner's lock is untouched
+    assert release_together([held]) == [False]  # twice: nothing sent, nothing released
+
+
+def test_locks_of_one_round_trip_share_their_cache(settings, memcached_cache):
+    settings.CACHES = {**settings.CACHES, "other": settings.CACHES["default"]}
+    one, another = CacheLock(KEY, expire=30), CacheLock(KEY, expire=30, using="other")
+    with pytest.raises(ValueError, match="share one cache"):
+        acquire_together([one, another])
+
+
+def test_several_memcached_servers_get_one_round_trip_each(settings, memcached, monkeypatch):
+    """Keys on two servers: each server gets its commands in one write, answers in order."""
+    from localservers.services import Memcached
+
+    second = Memcached().start()
+    try:
+        settings.CACHES = {
+            "default": {
+                "BACKEND": "django.core.cache.backends.memcached.PyMemcacheCache",
+                "LOCATION": [memcached.location, second.location],
+            }
+        }
+        locks = [CacheLock(f"{KEY}-{n}", expire=30) for n in range(20)]
+        acquire_together(locks)
+        servers = {
+            cache._cache._get_client(cache.make_and_validate_key(lock.key)).server for lock in locks
+        }
+        assert all(lock.acquired for lock in locks) and len(servers) == 2
+        assert not any(CacheLock(lock.key, expire=30).acquire() for lock in locks)
+        assert release_together(locks) == [True] * 20
+        assert all(CacheLock(lock.key, expire=30).acquire() for lock in locks)
+    finally:
+        second.stop()
