@@ -233,12 +233,12 @@ class CacheSemaphore:
         """Renew the lease held while the block runs (``CacheLock.keep_alive``)."""
         return self.lease.keep_alive(interval)
 
-    def release(self, *with_locks):
-        """Give the lease back if we still own it; return whether we did.
+    def release(self):
+        """Give the lease back if we still own it; return whether we did."""
+        lease = self.detach()
+        return lease is not None and lease.release()
 
-        ``with_locks`` (of the same cache) are released in the same round trip, after it.
-        """
+    def detach(self):
+        """The lease held, now the caller's to release (``release_together``); None if none."""
         lease, self.lease = self.lease, None
-        locks = [lease, *with_locks] if lease is not None else list(with_locks)
-        released = release_together(locks) if locks else []
-        return lease is not None and released[0]
+        return lease

@@ -30,7 +30,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from djangofeeds import conf
-from djangofeeds.locks import CacheSemaphore
+from djangofeeds.locks import CacheSemaphore, release_together
 from djangofeeds.models import Feed
 
 logger = logging.getLogger(__name__)
@@ -128,8 +128,20 @@ class HostVisit:
 
     def leave(self, *with_locks):
         """Give the slot back, with ``with_locks`` in the same round trip; heed the answer."""
-        self._renewal.close()  # the renewal stops first
-        self.slots.release(*with_locks)
+        release_together([*self.give_up(), *with_locks])
+        self.heed_answer()
+
+    def give_up(self):
+        """Stop renewing the slot and hand its lease over, to be released with others.
+
+        ``[lease]``, or ``[]`` when none is held (``leave`` or ``give_up`` took it already).
+        """
+        self._renewal.close()
+        lease = self.slots.detach()
+        return [] if lease is None else [lease]
+
+    def heed_answer(self):
+        """Heed what the host answered (``answered``), once the slot is given back."""
         answer, self.answer = self.answer, None
         if answer:
             heed(self.url, *answer)
