@@ -256,6 +256,30 @@ def batch_ms_per_feed(workers):
     return times
 
 
+def in_process_304(count=1000):
+    """CPU per feed of ``run_batch`` over ``count`` of the 304 feeds, in this one process.
+
+    The import as a batch runs it, claimed as a tick claims, without the
+    workers' contention for 2 cores (the first batch, which opens the
+    connections, is not timed). The fetch threads' CPU is counted.
+    """
+    from djangofeeds.claims import claim_feeds
+    from djangofeeds.models import Feed
+    from djangofeeds.runner import run_batch
+    from djangofeeds.tasks import import_feed
+
+    picked = Feed.objects.filter(url__contains="/304/").order_by("pk").values("pk")[:count]
+    claim, claimed = claim_feeds(Feed.objects.filter(pk__in=picked))
+    urls = sorted(url for _, url in claimed)
+    per_message = max(PER_MESSAGE, 1)
+    batches = [urls[start : start + per_message] for start in range(0, len(urls), per_message)]
+    run_batch(batches[0], task_name=import_feed.name, claim=claim)
+    began = time.process_time()
+    for batch in batches[1:]:
+        run_batch(batch, task_name=import_feed.name, claim=claim)
+    return (time.process_time() - began) * 1000 / max(len(urls) - len(batches[0]), 1)
+
+
 def one_per_message_round(workers, server):
     """The first ONE_PER_MESSAGE_FEEDS feeds refreshed again, one ``import_feed`` each."""
     from django.test import override_settings
@@ -425,6 +449,7 @@ def main():
                     (cpu_seconds(pids) - workers_cpu_before) * 1000 / FEEDS
                 )
                 raw["fetches_304"] = server.call("/__stats")
+                raw["cpu_ms_per_304_in_process"] = in_process_304()
                 server.call("/__reset")
                 times_304 = {"not_modified": batch_ms_per_feed(workers)}
                 if PER_MESSAGE == 1:
@@ -628,11 +653,15 @@ def write(report, raw, times_304):
     if cpu_ratio > 2:
         report.note(
             f"Why not 2x a no-op message's CPU per 304: {per_message_note}What is left is the "
-            "import itself: the lock (two memcached round trips), the host's slot (three), the "
-            "fencing update, the fetch (a new HTTP connection to the local server: "
-            f"{raw['fetch_ms_304_median']:.1f} ms median), and the feed's update with its "
-            "ImportRun (one statement). Alone in one process that is about 3 ms of CPU "
-            "(bench/profile_304.py); the workers used "
+            "import itself: the batch's locks and the hosts' Retry-After (one memcached round "
+            "trip for the batch), their fences (one statement for the batch), the host's slot "
+            "(one round trip), the fetch (a new HTTP connection to the local server: "
+            f"{raw['fetch_ms_304_median']:.1f} ms median), the feed's update with its "
+            "ImportRun (one statement), and the slot and lock given back (one round trip, "
+            "shared by the imports whose answers were in together). Alone in the bench "
+            f"process, the same batches took {raw['cpu_ms_per_304_in_process']:.1f} ms of CPU "
+            "per feed (run_batch over 1,000 of these feeds after the round, fetch threads "
+            "included; bench/profile_batch.py splits it); the workers used "
             f"{raw['worker_cpu_ms_per_304']:.1f} ms per feed with {processes} pool processes "
             "sharing 2 cores with PostgreSQL, Redis and the feed server, Celery's per-message "
             "work in the parents included."

@@ -164,10 +164,11 @@ def one_server_first(hasher):
     """Make ``hasher`` (pymemcache's RendezvousHash) pick its only server without hashing.
 
     Rendezvous hashing scores every server with murmur3, in pure Python (about
-    40 µs a key); with one server it always picks that one. An import asks
-    the lock cache five times (its lock, its host's slot and Retry-After), so
-    the score is skipped: the same server for every key, and with several
-    servers the same scores. The cache's own calls share the hasher.
+    40 µs a key); with one server it always picks that one. An import names
+    five keys (its lock, its host's slot and Retry-After, each lease taken and
+    given back), so the score is skipped: the same server for every key, and
+    with several servers the same scores. The cache's own calls share the
+    hasher.
     """
     if "get_node" in vars(hasher):
         return

@@ -108,6 +108,10 @@ class HostVisit:
         self._renewal = contextlib.ExitStack()
 
     def __enter__(self):
+        return self.enter()
+
+    def enter(self):
+        """Ask the host's Retry-After and take a slot (see the class); the visit."""
         if self.not_before is NOT_READ:
             until = deferred_until(self.url)
         else:

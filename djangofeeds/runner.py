@@ -144,7 +144,7 @@ class FeedImport:
             if self.claim is not None and not holds_claim(self.feed, self.claim):
                 raise Skipped(CLAIM_REPLACED)
             # HostDeferred: a skip; HostBusy: no slot free (raised, the feed lock released)
-            self.visit = HostVisit(url, not_before).__enter__()
+            self.visit = HostVisit(url, not_before).enter()
         except HostDeferred as deferred:  # due again when the host allows
             return self.skip(str(deferred), (self.feed, deferred.until))
         except Skipped as skipped:  # one record of a skip, whatever the reason
