@@ -106,7 +106,8 @@ class CacheLock:
 
     def acquire(self):
         """Take the lock if it is free; return whether we got it."""
-        acquire_together([self])
+        started = time.monotonic()
+        self._took(self._backend.add(self.key, self.token, self.expire), started)
         return self.acquired
 
     def _took(self, version, started):
@@ -131,7 +132,17 @@ class CacheLock:
 
     def release(self):
         """Delete the lock if we still own it and the lease holds; return whether we did."""
-        return release_together([self])[0]
+        if not self.held:
+            self.acquired = False
+            return False
+        self.acquired = False
+        try:
+            return self._backend.delete(self.key, self.token, self._version)
+        except LockUnavailable:
+            # The lease runs out on its own; a failed release must not hide
+            # the outcome of the work it protected.
+            logger.warning("could not release lock %s: lock backend unreachable", self.key)
+            return False
 
     @contextlib.contextmanager
     def keep_alive(self, interval=None):
@@ -173,12 +184,12 @@ def release_together(locks):
     own, and a failed release must not hide the outcome of the work it
     protected.
     """
-    released = [False] * len(locks)
     held = [index for index, lock in enumerate(locks) if lock.held]
+    if len(held) <= 1:  # at most one round trip anyway: the single lock's own path
+        return [lock.release() for lock in locks]
+    released = [False] * len(locks)
     for lock in locks:
         lock.acquired = False
-    if not held:
-        return released
     operations = [("delete", locks[i].key, locks[i].token, locks[i]._version) for i in held]
     try:
         answers = one_backend(locks).together(operations)

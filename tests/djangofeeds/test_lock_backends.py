@@ -38,13 +38,29 @@ def test_lock_memcached_down_is_unavailable_not_busy(memcached_cache):
 
 
 def test_lock_lets_a_time_limit_through_not_unavailable(memcached_cache, monkeypatch):
-    """A Celery soft time limit (an Exception) raised mid-command is not "memcached is down";
-    the connection it interrupted is closed, so no unread reply answers the next command."""
+    """A Celery soft time limit (an Exception) raised mid-command is not "memcached is down"."""
 
     class Stop(Exception):
         """Stands in for celery.exceptions.SoftTimeLimitExceeded."""
 
-    lock = CacheLock(KEY, expire=30)  # made first: it loads pymemcache's readers
+    def raw_command(*args, **kwargs):
+        raise Stop
+
+    client = cache._cache._get_client(cache.make_and_validate_key(KEY))
+    monkeypatch.setattr(client, "raw_command", raw_command)
+
+    with pytest.raises(Stop):
+        CacheLock(KEY, expire=30).acquire()
+
+
+def test_a_time_limit_amid_several_commands_closes_their_connection(memcached_cache, monkeypatch):
+    """A time limit while the replies of several commands are read passes through, and the
+    connection is closed, so no unread reply answers the next command."""
+
+    class Stop(Exception):
+        """Stands in for celery.exceptions.SoftTimeLimitExceeded."""
+
+    locks = [CacheLock(KEY, expire=30), CacheLock(KEY + "-2", expire=30)]  # loads the readers
     client = cache._cache._get_client(cache.make_and_validate_key(KEY))
     cache.set("warm-up", 1)  # the client's connection is open
     assert client.sock is not None
@@ -54,12 +70,13 @@ def test_lock_lets_a_time_limit_through_not_unavailable(memcached_cache, monkeyp
 
     monkeypatch.setattr(MemcachedMeta, "read_line", staticmethod(read_line))
     with pytest.raises(Stop):
-        lock.acquire()
+        acquire_together(locks)
     assert client.sock is None
 
     monkeypatch.undo()
-    again = CacheLock(KEY + "-next", expire=30)  # on a new connection, answered in step
-    assert again.acquire() and again.release()
+    again = [CacheLock(KEY + "-3", expire=30), CacheLock(KEY + "-4", expire=30)]
+    acquire_together(again)  # on a new connection, answered in step
+    assert all(lock.acquired for lock in again) and release_together(again) == [True, True]
 
 
 def test_lock_works_again_when_memcached_returns(memcached_cache):
