@@ -40,13 +40,42 @@ def timed(label, count, step, results):
     )
 
 
-def main():
+def main(profile_with=None):
+    """Run ``profile_with(server)`` (this module's ``profile`` by default) against a
+    server answering 304, on the bench's own PostgreSQL, memcached and Redis."""
     server = ScaleServer().start()
     try:
         with bench_environment(memcached=True, redis=True):
-            profile(server)
+            (profile_with or profile)(server)
     finally:
         server.stop()
+
+
+def scheduled_request():
+    """A new task id and the request of a scheduled import as a feeds worker receives it."""
+    task_id = str(uuid.uuid4())
+    request = {
+        "id": task_id,
+        "ignore_result": True,
+        "hostname": "profile@here",
+        "delivery_info": {"routing_key": "feeds"},
+    }
+    return task_id, request
+
+
+def feeds_answering_304(server, count):
+    """``count`` feeds of ``server`` answering 304, due now; their URLs. Logging as a worker
+    at --loglevel INFO has it (its lines go nowhere here)."""
+    from django.utils import timezone
+
+    from djangofeeds.models import Feed
+
+    logging.basicConfig(level=logging.INFO, handlers=[logging.FileHandler(os.devnull)])
+    urls = [server.url("304", n) for n in range(count)]
+    Feed.objects.bulk_create(
+        [Feed(url=url, etag='"v1"', next_check_at=timezone.now()) for url in urls]
+    )
+    return urls
 
 
 def profile(server):
@@ -67,12 +96,7 @@ def profile(server):
     from djangofeeds.tasks import import_feed
     from project.celery import app
 
-    # The worker's logging: INFO, to stderr (what a worker at --loglevel INFO does).
-    logging.basicConfig(level=logging.INFO, handlers=[logging.FileHandler(os.devnull)])
-    urls = [server.url("304", n) for n in range(FEEDS)]
-    Feed.objects.bulk_create(
-        [Feed(url=url, etag='"v1"', next_check_at=timezone.now()) for url in urls]
-    )
+    urls = feeds_answering_304(server, FEEDS)
     feeds = {feed.url: feed for feed in Feed.objects.all()}
     results = {}
     name = import_feed.name
@@ -144,13 +168,7 @@ def profile(server):
     runtimes = []
 
     def traced(n):
-        task_id = str(uuid.uuid4())
-        request = {
-            "id": task_id,
-            "ignore_result": True,
-            "hostname": "profile@here",
-            "delivery_info": {"routing_key": "feeds"},
-        }
+        task_id, request = scheduled_request()
         outcome = tracer(task_id, (urls[n],), {"claim": claim, "refresh_run": None}, request)
         runtimes.append(outcome.runtime * 1000)
 

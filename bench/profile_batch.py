@@ -12,25 +12,17 @@ functions that took the most CPU::
         .venv/bin/python -m bench.profile_batch
 """
 
-import logging
 import os
 import time
-import uuid
 
-from bench.bench_scale import ScaleServer
-from bench.harness import bench_environment
+from bench import profile_304
 
 FEEDS = int(os.environ.get("PROFILE_BATCH_FEEDS", 1000))
 ROUNDS = int(os.environ.get("PROFILE_BATCH_ROUNDS", 3))
 
 
 def main():
-    server = ScaleServer().start()
-    try:
-        with bench_environment(memcached=True, redis=True):
-            profile(server)
-    finally:
-        server.stop()
+    profile_304.main(profile_with=profile)
 
 
 def profile(server):
@@ -46,12 +38,8 @@ def profile(server):
     from djangofeeds.tasks import import_feed_batch
     from project.celery import app
 
-    logging.basicConfig(level=logging.INFO, handlers=[logging.FileHandler(os.devnull)])
     per_message = max(conf.DJANGOFEEDS_FEEDS_PER_MESSAGE, 10)
-    urls = [server.url("304", n) for n in range(FEEDS)]
-    Feed.objects.bulk_create(
-        [Feed(url=url, etag='"v1"', next_check_at=timezone.now()) for url in urls]
-    )
+    urls = profile_304.feeds_answering_304(server, FEEDS)
     DjangoWorkerFixup(app).install()  # the worker's prerun/postrun connection handling
     name = import_feed_batch.name
     tracer = build_tracer(name, import_feed_batch, app=app, hostname="profile@here", eager=False)
@@ -63,13 +51,7 @@ def profile(server):
     def one_round():
         claim = claim_all()
         for start in range(0, FEEDS, per_message):
-            task_id = str(uuid.uuid4())
-            request = {
-                "id": task_id,
-                "ignore_result": True,
-                "hostname": "profile@here",
-                "delivery_info": {"routing_key": "feeds"},
-            }
+            task_id, request = profile_304.scheduled_request()
             kwargs = {"claim": claim, "refresh_run": None}
             tracer(task_id, (urls[start : start + per_message],), kwargs, request)
 
