@@ -4,8 +4,9 @@ django-celery-results writes a task's state with ``get_or_create`` and, when
 the row exists, a ``save()``: a SELECT, then an INSERT in a transaction of its
 own (BEGIN, INSERT, COMMIT), or a SELECT and an UPDATE. On a database that
 upserts with a conflict target (PostgreSQL, SQLite), the same row is written
-here by one ``INSERT ... ON CONFLICT (task_id) DO UPDATE``: one statement and
-one commit per state, which a skipped import (its only write besides its run)
+here by one ``INSERT ... ON CONFLICT (task_id) DO UPDATE``, its SQL written
+once per kind of database (``upsert_statement``): one statement and one commit
+per state, which a skipped import (its only write besides its run)
 and every task whose result is kept pay (bench/profile_skip.py). Elsewhere
 (MariaDB, MySQL) the library's own path runs. The rows, the admin and the
 cleanup are the library's, unchanged.
@@ -14,7 +15,7 @@ cleanup are the library's, unchanged.
 from celery import states
 from django.db import connections, router
 from django.db.models.constants import OnConflict
-from django.db.models.functions import Now
+from django.utils import timezone
 from django_celery_results.backends.database import DatabaseBackend as LibraryBackend
 
 # Columns a later state of the same task rewrites; ``date_created`` stays the first one's.
@@ -54,19 +55,53 @@ class DatabaseBackend(LibraryBackend):
             "content_type": content_type,
             **self._get_extended_properties(request, traceback),  # as the library's order
         }
-        row = model(task_id=task_id, **fields)
-        rewritten = REWRITTEN
-        if status == states.STARTED:
-            row.date_started = Now()
-            rewritten = [*REWRITTEN, "date_started"]
-        # QuerySet._insert: what bulk_create runs, without its transaction (BEGIN, COMMIT).
-        meta = model._meta
-        model._base_manager.using(alias)._insert(
-            [row],
-            fields=[field for field in meta.concrete_fields if not field.primary_key],
-            using=alias,
-            on_conflict=OnConflict.UPDATE,
-            update_fields=[meta.get_field(name) for name in rewritten],
-            unique_fields=[meta.get_field("task_id")],
-        )
+        now = timezone.now()
+        started = status == states.STARTED
+        # As the model would fill them (auto_now_add, auto_now); the start only with STARTED.
+        values = {"task_id": task_id, **fields, "date_created": now, "date_done": now}
+        values["date_started"] = now if started else None
+        connection = connections[alias]
+        sql, columns = upsert_statement(model, connection, started)
+        params = [
+            field.get_db_prep_save(values.get(field.attname, field.get_default()), connection)
+            for field in columns
+        ]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
         return encoded
+
+
+def upsert_statement(model, connection, started):
+    """The upsert's SQL for ``connection`` and the fields its parameters fill, in order.
+
+    Written once per kind of database and of state, as Django's ``bulk_create``
+    would write it (``on_conflict_suffix_sql``): compiling that statement for
+    each state took a third of a skipped import's result write
+    (bench/profile_skip.py). A ``STARTED`` state also sets ``date_started``,
+    which later states keep.
+    """
+    key = (model, connection.vendor, started)
+    if key not in STATEMENTS:
+        STATEMENTS[key] = write_upsert(model, connection.ops, started)
+    return STATEMENTS[key]
+
+
+STATEMENTS = {}  # (model, vendor, started) -> upsert_statement's answer
+
+
+def write_upsert(model, ops, started):
+    meta = model._meta
+    fields = [field for field in meta.concrete_fields if not field.primary_key]
+    rewritten = [*REWRITTEN, "date_started"] if started else REWRITTEN
+    upsert = ops.on_conflict_suffix_sql(
+        fields,
+        OnConflict.UPDATE,
+        [meta.get_field(name).column for name in rewritten],
+        [meta.get_field("task_id").column],
+    )
+    sql = (
+        f"INSERT INTO {ops.quote_name(meta.db_table)} "
+        f"({', '.join(ops.quote_name(field.column) for field in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}) {upsert}"
+    )
+    return sql, fields

@@ -76,3 +76,12 @@ def test_each_state_is_one_statement_where_the_database_upserts():
         assert len(writes) > 2
     assert TaskResult.objects.filter(task_id=task_id).count() == 1
     assert TaskResult.objects.get(task_id=task_id).result == "42"
+
+
+def test_a_result_without_a_start_has_no_start_time():
+    task_id = str(uuid.uuid4())
+    store(task_id, {"status": "skipped"}, states.SUCCESS)
+    row = TaskResult.objects.get(task_id=task_id)
+    assert row.date_started is None
+    assert row.date_created == row.date_done
+    assert row.status == states.SUCCESS and row.task_name == "djangofeeds.tasks.import_feed"
