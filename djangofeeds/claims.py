@@ -85,13 +85,16 @@ def release_claims(pks, claim):
     )
 
 
-def release_claim(feed, fence, *, next_check_at, run=None, **changes):
+def release_claim(feed, fence, *, next_check_at, run=None, later=None, **changes):
     """The import of ``feed`` is over: clear its claim and store its next check, under ``fence``.
 
     Raises ``StaleFence`` when a newer import holds the feed (it writes them).
-    ``run``, if given, is saved with the write (``write_fenced``).
+    ``run``, if given, is saved with the write, and ``later`` may take both
+    (``write_fenced``).
     """
-    write_fenced(feed, fence, run=run, claimed_at=None, next_check_at=next_check_at, **changes)
+    write_fenced(
+        feed, fence, run=run, later=later, claimed_at=None, next_check_at=next_check_at, **changes
+    )
 
 
 def holds_claim(feed, claim):

@@ -16,10 +16,11 @@ logger = logging.getLogger(__name__)
 URL_MAX_LENGTH = Feed._meta.get_field("url").max_length
 
 
-def save_fetched(feed, fence, fetched, *, now, next_check_at, run=None, **changes):
+def save_fetched(feed, fence, fetched, *, now, next_check_at, run=None, later=None, **changes):
     """Store what a successful fetch says of ``feed``, with ``changes``; its new URL if it moved.
 
-    ``run``, if given, is saved with the feed's write (``write_fenced``).
+    ``run``, if given, is saved with the feed's write (``write_fenced``), which
+    ``later`` may take to send with others' (not for a feed that moves).
     """
     changes.update(
         last_checked_at=now,
@@ -30,7 +31,7 @@ def save_fetched(feed, fence, fetched, *, now, next_check_at, run=None, **change
     )
     new_url = moves_to(feed, fetched)
     if not new_url:
-        release_claim(feed, fence, next_check_at=next_check_at, run=run, **changes)
+        release_claim(feed, fence, next_check_at=next_check_at, run=run, later=later, **changes)
         return
     old_url = feed.url
     try:

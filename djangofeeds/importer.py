@@ -19,7 +19,7 @@ from djangofeeds.fetch import FeedGone, Fetched, FetchError, fetch
 from djangofeeds.fetched import moved_to_another_feed, moves_to, save_fetched
 from djangofeeds.models import Feed, ImportRun, Outcome
 from djangofeeds.parse import NotAFeed, body_hash, parse
-from djangofeeds.runs import ImportResult, finish_run, record_failure, start_run
+from djangofeeds.runs import ImportResult, finish_run, record_failure, record_refused, start_run
 from djangofeeds.schedule import next_check, publishing_rate
 from djangofeeds.signals import posts_stored, send_on_commit
 from djangofeeds.storage import PostStore
@@ -27,7 +27,7 @@ from djangofeeds.storage import PostStore
 logger = logging.getLogger(__name__)
 
 
-def fetch_and_store(feed, *, fence=None, progress=None, prefetch=None, **recorded):
+def fetch_and_store(feed, *, fence=None, progress=None, prefetch=None, later=None, **recorded):
     """Fetch, parse and store ``feed``; record the attempt in its run; return an ``ImportResult``.
 
     ``fence`` is the fencing number the caller got with the feed's lock
@@ -38,11 +38,13 @@ def fetch_and_store(feed, *, fence=None, progress=None, prefetch=None, **recorde
     raised. ``progress(current, total)`` is called as posts are stored.
     ``prefetch`` is the feed's fetch already under way (``prefetch.Prefetch``:
     a batch fetches its feeds together); the run starts when it started.
+    ``later`` (a batch's ``runner.LaterWrites``) takes the last write of a
+    feed found unchanged, to send it with other feeds' (``write_fenced``).
     """
     run = start_run(feed, **recorded)
     if prefetch is not None:
         run.started_at = prefetch.started_at
-    return Importer(feed, run, fence, progress, prefetch).attempt()
+    return Importer(feed, run, fence, progress, prefetch, later).attempt()
 
 
 class FetchAnswer(NamedTuple):
@@ -66,8 +68,8 @@ def fetch_answer(url, etag="", last_modified=""):
 class Importer:
     """One import of a feed under its fence: fetch, store what changed, write the feed's state."""
 
-    def __init__(self, feed, run, fence, progress=None, prefetch=None):
-        self.feed, self.run, self.fence = feed, run, fence
+    def __init__(self, feed, run, fence, progress=None, prefetch=None, later=None):
+        self.feed, self.run, self.fence, self.later = feed, run, fence, later
         self.now = run.started_at
         self.posts = PostStore(feed, self.now, self.hold_fence, progress)
         self.prefetch = prefetch
@@ -86,16 +88,13 @@ class Importer:
         try:
             result = self.execute()
         except StaleFence:
-            result = self.refused()
-            logger.warning("import of %s refused: %s", self.feed.url, self.run.error)
-            return result
+            return self.refused()
         result.fetched = self.fetched
         return result
 
     def refused(self):
         """Fail the run: a newer import took the feed over, its writes were refused."""
-        self.run.error = "a newer import of this feed took over (the lock's lease had run out)"
-        return finish_run(self.feed, self.run, Outcome.FAILED)
+        return record_refused(self.feed, self.run)
 
     def execute(self):
         feed, run = self.feed, self.run
@@ -137,13 +136,16 @@ class Importer:
 
         The run is saved with the feed's write: on PostgreSQL both are one
         statement, which needs no transaction of its own (the commonest import
-        is this one; docs/performance.md).
+        is this one; docs/performance.md), and which ``later`` may send with
+        other feeds' (a batch's).
         """
         feed, run, rate = self.feed, self.run, (self.feed.poll_interval, self.feed.newest_entry_at)
         run.outcome, run.finished_at = Outcome.NOT_MODIFIED, timezone.now()
         one_statement = ImportRun.objects.can_insert_with_update() and not moves_to(feed, fetched)
         with nullcontext() if one_statement else one_commit():
-            self.save(fetched, Outcome.NOT_MODIFIED, rate, run=run, last_http_status=http_status)
+            later = self.later if one_statement else None
+            status = Outcome.NOT_MODIFIED
+            self.save(fetched, status, rate, run=run, later=later, last_http_status=http_status)
         return ImportResult(feed=feed, run=run)
 
     def save(self, fetched, status, rate, *, ttl_minutes=None, **changes):

@@ -11,7 +11,7 @@ a poll. The host (its deferral, its slot, its answer) is
 import contextlib
 import logging
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from concurrent.futures import as_completed
 from hashlib import md5
 
@@ -22,13 +22,14 @@ from djangofeeds import conf, dispatch, websub
 from djangofeeds.claims import holds_claim
 from djangofeeds.importer import fetch_and_store
 from djangofeeds.locks import CacheLock, LockUnavailable, acquire_together, release_together
-from djangofeeds.models import Feed, Outcome
+from djangofeeds.models import Feed, ImportRun, Outcome
 from djangofeeds.politeness import HostBusy, HostDeferred, HostVisit, busy_wait, deferral_key
 from djangofeeds.prefetch import Prefetch
 from djangofeeds.runs import (
     crash_message,
     describe,
     record_crash,
+    record_refused,
     record_skip,
     record_stop,
     refusal,
@@ -117,6 +118,7 @@ class FeedImport:
         self.time_limit, self.recorded = time_limit, recorded
         self.lock = feed_lock(task_name, url)
         self.feed = self.fence = self.visit = self.prefetch = None
+        self.stopped = False  # by the soft time limit, in ``store``
         self._renewal = contextlib.ExitStack()  # the lock's renewal while it is held
 
     def admit(self):
@@ -172,27 +174,47 @@ class FeedImport:
         With ``releases`` (a batch's ``Releases``), the slot and the lock are
         handed over to be given back with other imports'.
         """
-        url, fence, recorded, prefetch = self.url, self.fence, self.recorded, self.prefetch
         try:
-            if started is not None:
-                started()
-            try:
-                result = fetch_and_store(
-                    self.feed, fence=fence, progress=progress, prefetch=prefetch, **recorded
-                )
-            except SoftTimeLimitExceeded:
-                return record_stop(url, self.time_limit, fence=fence, **recorded)
-            except Exception as exc:
-                error = crash_message(exc)
-                record_crash(url, error, fence=fence, **recorded)
-                raise ImportCrashed(error) from exc
-            self.visit.answered(result.run.http_status, result.retry_after)
-            subscribe_to = websub.after_poll(result, fence)  # WebSub: pace, a new hub
-            if subscribe_to:
-                transaction.on_commit(lambda: dispatch.subscribe(subscribe_to), robust=True)
-            return result
+            return self.finish(self.store(started=started, progress=progress))
         finally:
             self.close(releases)
+
+    def store(self, *, started=None, progress=None, later=None):
+        """``run``'s fetch and store, its slot and lock still held: then ``finish``, ``close``.
+
+        With ``later`` (a batch's ``LaterWrites``), a feed found unchanged
+        hands its last write over to it (``importer.fetch_and_store``): the
+        batch sends it with others' before it finishes these imports.
+        """
+        url, fence, recorded = self.url, self.fence, self.recorded
+        if started is not None:
+            started()
+        try:
+            return fetch_and_store(
+                self.feed,
+                fence=fence,
+                progress=progress,
+                prefetch=self.prefetch,
+                later=later,
+                **recorded,
+            )
+        except SoftTimeLimitExceeded:
+            self.stopped = True
+            return record_stop(url, self.time_limit, fence=fence, **recorded)
+        except Exception as exc:
+            error = crash_message(exc)
+            record_crash(url, error, fence=fence, **recorded)
+            raise ImportCrashed(error) from exc
+
+    def finish(self, result):
+        """After ``store`` and its writes: the host's answer noted, WebSub's bookkeeping."""
+        if result is None or self.stopped:
+            return result
+        self.visit.answered(result.run.http_status, result.retry_after)
+        subscribe_to = websub.after_poll(result, self.fence)  # WebSub: pace, a new hub
+        if subscribe_to:
+            transaction.on_commit(lambda: dispatch.subscribe(subscribe_to), robust=True)
+        return result
 
     def close(self, releases=None):
         """Give back what is held: the host's slot then the lock, in one round trip.
@@ -237,6 +259,90 @@ class Releases:
         for visit, _ in held:
             if visit is not None:
                 visit.heed_answer()
+
+
+class LaterWrites:
+    """The last writes of a batch's feeds found unchanged, sent together (``write_fenced``).
+
+    Each is a feed's update with its new run, which PostgreSQL writes in one
+    statement; ``flush`` sends all those held in one
+    (``ImportRun.objects.insert_with_updates``), before ``run_batch``
+    finishes their imports and gives their slots and locks back: one round
+    trip and one commit instead of one each. A feed whose fence went stale
+    meanwhile gets its run failed as refused, as its own write would have.
+    """
+
+    def __init__(self):
+        self._held = {}  # the feed's pk -> (feed, fence, run, changes)
+
+    def add(self, feed, fence, run, changes):
+        if feed.pk in self._held:  # a statement updates a feed once
+            self.flush()
+        self._held[feed.pk] = (feed, fence, run, changes)
+
+    def flush(self):
+        """Send the writes held, one statement for each set of columns they change.
+
+        A write that fails records each of its imports as crashed, under its
+        fence, and its run says so (the batch's tally).
+        """
+        held, self._held = self._held, {}
+        alike = defaultdict(list)
+        for write in held.values():
+            alike[tuple(write[3])].append(write)
+        for writes in alike.values():
+            try:
+                updated = ImportRun.objects.insert_with_updates(
+                    [(run, feed.pk, fence, changes) for feed, fence, run, changes in writes]
+                )
+            except SoftTimeLimitExceeded:
+                raise
+            except Exception as exc:
+                error = crash_message(exc)
+                for feed, fence, run, _ in writes:
+                    run.outcome, run.error = Outcome.FAILED, error
+                    record_crash(
+                        feed.url,
+                        error,
+                        fence=fence,
+                        task_id=run.task_id,
+                        worker=run.worker,
+                        refresh_run=run.refresh_run_id,
+                    )
+                continue
+            for feed, _, run, _ in writes:
+                if feed.pk not in updated:
+                    record_refused(feed, run)
+
+
+class Stored:
+    """A batch's imports stored and not yet finished, and what they hold.
+
+    ``finish`` sends their writes together (``LaterWrites``), finishes each
+    (``FeedImport.finish``) and gives their slots and locks back together
+    (``Releases``): ``run_batch`` calls it whenever it would wait for the
+    next answer.
+    """
+
+    def __init__(self):
+        self.writes, self.releases = LaterWrites(), Releases()
+        self._imports = []  # (FeedImport, its result)
+
+    def add(self, feed_import, result):
+        self._imports.append((feed_import, result))
+
+    def finish(self):
+        """Finish the imports stored; their results (None: stopped, a newer import took over)."""
+        imports, self._imports = self._imports, []
+        results = []
+        try:
+            self.writes.flush()
+            for feed_import, result in imports:
+                results.append(feed_import.finish(result))
+                feed_import.close(self.releases)
+        finally:
+            self.releases.flush()
+        return results
 
 
 def admit_together(feed_imports):
@@ -294,6 +400,13 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
         counts["sent back"] += len(rest)
         logger.warning("Batch of %d feeds: %s; %d sent back", len(urls), why, len(rest))
 
+    def finished(stored):
+        for result in stored.finish():
+            if result is None:  # stopped, and a newer import holds the feed
+                counts[Outcome.FAILED] += 1
+            else:
+                tally(result)
+
     def tally(result):
         summary = reply(result)
         counts[summary["status"]] += 1
@@ -337,7 +450,7 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
             send_back(waiting, "its time limit is near")
             break
         feed_imports = [FeedImport(url, **options) for url in waiting]
-        releases = Releases()  # the imports run, given back together
+        stored = Stored()  # the imports stored and not finished: their writes, their locks
         admitted, later = {}, []  # each fetch's Future -> its FeedImport; feeds for next round
         index = 0  # the feed being admitted
         try:
@@ -365,23 +478,21 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
             for future in as_completed(admitted):  # takes its own copy of the futures
                 feed_import = admitted.pop(future)
                 try:
-                    result = feed_import.run(releases=releases)
+                    stored.add(feed_import, feed_import.store(later=stored.writes))
                 except ImportCrashed:  # recorded on the feed and its run
                     counts[Outcome.FAILED] += 1
-                else:
-                    if result is None:  # stopped, and a newer import holds the feed
-                        counts[Outcome.FAILED] += 1
-                    else:
-                        tally(result)
+                    feed_import.close(stored.releases)
                 if not any(next_one.done() for next_one in admitted):
-                    releases.flush()  # before waiting: nothing of theirs is held meanwhile
+                    finished(stored)  # before waiting: nothing of theirs is held meanwhile
         except SoftTimeLimitExceeded:
             # Between imports: the feeds admitted and not run go back, with the rest.
             send_back([held.url for held in admitted.values()] + later, "it reached its time limit")
             break
         finally:
-            releases.flush()
-            for feed_import in feed_imports:  # not run: their slots and locks go back
-                feed_import.close()
+            try:
+                finished(stored)  # what was stored is written, even when the batch stops
+            finally:
+                for feed_import in feed_imports:  # not run: their slots and locks go back
+                    feed_import.close()
         waiting = later
     return {str(outcome): count for outcome, count in counts.items()}

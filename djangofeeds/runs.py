@@ -62,6 +62,17 @@ def finish_run(feed, run, outcome):
     return ImportResult(feed=feed, run=run)
 
 
+REFUSED = "a newer import of this feed took over (the lock's lease had run out)"
+
+
+def record_refused(feed, run):
+    """Fail ``run``: a newer import took the feed over and refused its writes (``StaleFence``)."""
+    run.error = REFUSED
+    result = finish_run(feed, run, Outcome.FAILED)
+    logger.warning("import of %s refused: %s", feed.url, run.error)
+    return result
+
+
 def record_attempt(url, outcome, *, error="", task_id="", worker="", refresh_run=None):
     """Record an attempt that never reached the feed (lock held, lock cache down).
 

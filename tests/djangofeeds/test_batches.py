@@ -171,6 +171,90 @@ def test_a_batch_takes_its_locks_in_one_round_trip_and_its_fences_in_one_stateme
     assert all(host_slots(urls[0]).acquire() for _ in range(5))  # every slot came back
 
 
+def test_the_unchanged_feeds_of_a_batch_are_written_in_one_statement(
+    feed_server, monkeypatch, settings, clean_cache
+):
+    """Four feeds answer 304 and are stored while none is left to fetch: on PostgreSQL their
+    four feed updates and runs are one statement. The feed a newer import took over meanwhile
+    (its fence bumped) keeps that import's state, and its run fails as refused, as its own
+    write would have; the others are not modified, their claims cleared, next checks set."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.DJANGOFEEDS_MAX_PER_HOST = 4
+    urls = [
+        feed_server.serve(f"/u{n}.xml", rss(numbered_items(1)), etag=f'"u{n}"') for n in range(4)
+    ]
+    runner.run_batch(urls, task_name=IMPORT_FEED)  # the first imports keep each feed's ETag
+    claim = claimed(urls)
+    real_fetch_and_store, stored = runner.fetch_and_store, []
+
+    def first_one_slow(feed, **options):
+        if not stored:
+            time.sleep(0.5)  # the other fetches answer meanwhile
+            Feed.objects.next_fence(urls[2])  # a newer import takes the third feed over
+        stored.append(feed.url)
+        return real_fetch_and_store(feed, **options)
+
+    monkeypatch.setattr(runner, "fetch_and_store", first_one_slow)
+
+    with CaptureQueriesContext(connection) as queries:
+        counts = runner.run_batch(urls, task_name=IMPORT_FEED, claim=claim)
+
+    assert counts == {"not_modified": 3, "failed": 1}
+    assert [feed_server.hits(f"/u{n}.xml") for n in range(4)] == [2] * 4
+    assert outcomes(urls) == [["imported", "not_modified"]] * 2 + [
+        ["imported", "failed"],
+        ["imported", "not_modified"],
+    ]
+    refused = ImportRun.objects.filter(feed__url=urls[2]).latest("pk")
+    assert "newer import" in refused.error
+    feeds = {feed.url: feed for feed in Feed.objects.filter(url__in=urls)}
+    assert feeds[urls[2]].claimed_at is not None  # the newer import's to clear
+    for url in urls[:2] + urls[3:]:
+        feed = feeds[url]
+        assert feed.claimed_at is None and feed.last_status == Outcome.NOT_MODIFIED
+        assert feed.next_check_at > timezone.now() and feed.etag == f'"{url[-6:-4]}"'
+    writes = [q["sql"] for q in queries.captured_queries if "importrun" in q["sql"].lower()]
+    if connection.vendor == "postgresql":
+        assert len([sql for sql in writes if "json_to_recordset(" in sql]) == 1
+    assert all(cache.get(lock_key(IMPORT_FEED, url)) is None for url in urls)
+    assert all(host_slots(urls[0]).acquire() for _ in range(4))  # every slot came back
+
+
+def test_unchanged_feeds_whose_write_together_fails_are_recorded_as_crashed(
+    feed_server, monkeypatch, settings, clean_cache
+):
+    """The statement of the batch's 304s fails (the database went away): each of those feeds
+    gets a failed run saying so and a backed-off next check, and the batch counts them."""
+    from django.db import OperationalError, connection
+
+    from djangofeeds.models.runs import ImportRunQuerySet
+
+    if connection.vendor != "postgresql":
+        pytest.skip("only PostgreSQL writes a batch's 304s together (the PostgreSQL passes)")
+    settings.DJANGOFEEDS_MAX_PER_HOST = 3
+    urls = [
+        feed_server.serve(f"/x{n}.xml", rss(numbered_items(1)), etag=f'"x{n}"') for n in range(3)
+    ]
+    runner.run_batch(urls, task_name=IMPORT_FEED)
+    claim = claimed(urls)
+
+    def database_gone(self, writes):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(ImportRunQuerySet, "insert_with_updates", database_gone)
+
+    counts = runner.run_batch(urls, task_name=IMPORT_FEED, claim=claim)
+
+    assert counts == {"failed": 3}
+    assert outcomes(urls) == [["imported", "failed"]] * 3
+    for feed in Feed.objects.filter(url__in=urls):
+        assert "lost the connection to the database" in feed.last_error
+        assert feed.claimed_at is None and feed.error_count == 1
+    assert all(cache.get(lock_key(IMPORT_FEED, url)) is None for url in urls)
+
+
 def test_a_feed_whose_host_is_busy_goes_back_as_an_import_of_its_own(
     two_hosts, private_broker, clean_cache
 ):
