@@ -234,11 +234,20 @@ class CacheSemaphore:
     def acquire(self):
         """Take the first free lease; return whether one was free."""
         for index in range(self.size):
-            lease = CacheLock(f"{self.key}-{index}", expire=self.expire, using=self.using)
+            lease = self.lease_at(index)
             if lease.acquire():
                 self.lease = lease
                 return True
         return False
+
+    def lease_at(self, index):
+        """Lease ``index``, not taken: a caller may take it with others (``acquire_together``)
+        and have the semaphore hold it (``adopt``)."""
+        return CacheLock(f"{self.key}-{index}", expire=self.expire, using=self.using)
+
+    def adopt(self, lease):
+        """Hold ``lease``, one of ours the caller took (``lease_at``), as ``acquire`` would."""
+        self.lease = lease
 
     def keep_alive(self, interval=None):
         """Renew the lease held while the block runs (``CacheLock.keep_alive``)."""

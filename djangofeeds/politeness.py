@@ -96,14 +96,18 @@ class HostVisit:
     when the lock cache cannot be reached), renewed while the block runs.
     Leaving gives the slot back, then heeds what the host ``answered``.
     ``not_before`` is the host's Retry-After when the caller read it already
-    (``deferral_key``, in the round trip of its own lock).
+    (``deferral_key``, in the round trip of its own lock), and ``slot`` one
+    of the host's slots it took there (``CacheSemaphore.lease_at``): entering
+    holds that one rather than asking for another. Until then, that slot is
+    the caller's to give back.
     """
 
-    def __init__(self, url, not_before=NOT_READ):
+    def __init__(self, url, not_before=NOT_READ, slot=None):
         self.url = url
         self.host = host_of(url)
         self.slots = host_slots(url)
         self.not_before = not_before
+        self.slot = slot
         self.answer = None  # (HTTP status, Retry-After seconds), once the host answered
         self._renewal = contextlib.ExitStack()
 
@@ -118,7 +122,9 @@ class HostVisit:
             until = still_ahead(self.not_before)
         if until:
             raise HostDeferred(self.host, until)
-        if not self.slots.acquire():
+        if self.slot is not None:
+            self.slots.adopt(self.slot)
+        elif not self.slots.acquire():
             raise HostBusy(self.host)
         try:
             self._renewal.enter_context(self.slots.keep_alive())

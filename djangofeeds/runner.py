@@ -23,7 +23,15 @@ from djangofeeds.claims import holds_claim
 from djangofeeds.importer import fetch_and_store
 from djangofeeds.locks import CacheLock, LockUnavailable, acquire_together, release_together
 from djangofeeds.models import Feed, ImportRun, Outcome
-from djangofeeds.politeness import HostBusy, HostDeferred, HostVisit, busy_wait, deferral_key
+from djangofeeds.politeness import (
+    HostBusy,
+    HostDeferred,
+    HostVisit,
+    busy_wait,
+    deferral_key,
+    host_of,
+    host_slots,
+)
 from djangofeeds.prefetch import Prefetch
 from djangofeeds.runs import (
     crash_message,
@@ -118,6 +126,7 @@ class FeedImport:
         self.time_limit, self.recorded = time_limit, recorded
         self.lock = feed_lock(task_name, url)
         self.feed = self.fence = self.visit = self.prefetch = None
+        self.spare_slot = None  # a slot of the host taken for it and not yet the visit's
         self.stopped = False  # by the soft time limit, in ``store``
         self._renewal = contextlib.ExitStack()  # the lock's renewal while it is held
 
@@ -132,11 +141,14 @@ class FeedImport:
         (not_before,) = acquire_together([self.lock], reads=[deferral_key(self.url)])
         return self.admit_locked(not_before)
 
-    def admit_locked(self, not_before, feed=None):
+    def admit_locked(self, not_before, feed=None, slot=None):
         """``admit``'s rest, once the lock was tried and ``not_before`` (the host's
         Retry-After) read; ``feed`` is the feed with its new fence when the
-        caller took it (``Feed.objects.next_fences``)."""
+        caller took it (``Feed.objects.next_fences``), ``slot`` a slot of its
+        host the caller took with the lock (``admit_together``): given back
+        with the lock if the feed does not use it."""
         url = self.url
+        self.spare_slot = slot
         try:
             if not self.lock.acquired:
                 raise Skipped(LOCK_HELD)
@@ -146,7 +158,8 @@ class FeedImport:
             if self.claim is not None and not holds_claim(self.feed, self.claim):
                 raise Skipped(CLAIM_REPLACED)
             # HostDeferred: a skip; HostBusy: no slot free (raised, the feed lock released)
-            self.visit = HostVisit(url, not_before).enter()
+            self.visit = HostVisit(url, not_before, slot).enter()
+            self.spare_slot = None  # the visit's now
         except HostDeferred as deferred:  # due again when the host allows
             return self.skip(str(deferred), (self.feed, deferred.until))
         except Skipped as skipped:  # one record of a skip, whatever the reason
@@ -226,12 +239,14 @@ class FeedImport:
             self._renewal.close()  # no renewal after the release
         finally:
             visit, self.visit = self.visit, None
+            spare, self.spare_slot = self.spare_slot, None
+            locks = [self.lock] if spare is None else [spare, self.lock]
             if releases is not None:
-                releases.add(visit, self.lock)
+                releases.add(visit, locks)
             elif visit is not None:
-                visit.leave(self.lock)  # then heeds the host's answer
+                visit.leave(*locks)  # then heeds the host's answer
             else:
-                release_together([self.lock])
+                release_together(locks)
 
 
 class Releases:
@@ -243,18 +258,18 @@ class Releases:
     """
 
     def __init__(self):
-        self._held = []  # (HostVisit or None, the feed's CacheLock)
+        self._held = []  # (HostVisit or None, [CacheLock]: the feed's, a slot not used)
 
-    def add(self, visit, lock):
-        self._held.append((visit, lock))
+    def add(self, visit, locks):
+        self._held.append((visit, locks))
 
     def flush(self):
         """Give back every slot and lock held (one round trip), then heed the hosts' answers."""
         held, self._held = self._held, []
         locks = []
-        for visit, lock in held:
+        for visit, more in held:
             locks.extend(visit.give_up() if visit is not None else ())
-            locks.append(lock)
+            locks.extend(more)
         release_together(locks)
         for visit, _ in held:
             if visit is not None:
@@ -349,15 +364,22 @@ def admit_together(feed_imports):
     """Take the locks of ``feed_imports`` and their fences together, for their admissions.
 
     A batch's first step (``run_batch``): one round trip to the lock cache for
-    every lock and every host's Retry-After, then one statement for the fences
-    of the locks taken. Returns ``(feed_import, not_before, feed)`` for each,
-    in order: ``feed_import.admit_locked(not_before, feed)`` finishes its
-    admission. Raises ``LockUnavailable`` with nothing held; the caller closes
-    the imports it does not admit (``FeedImport.close``).
+    every lock, every host's Retry-After and a slot for each feed (the ``k``-th
+    feed of a host tries the host's slot ``k``), then one statement for the
+    fences of the locks taken. Returns ``(feed_import, not_before, feed,
+    slot)`` for each, in order (``slot`` None unless taken):
+    ``feed_import.admit_locked(not_before, feed, slot)`` finishes its
+    admission. Raises ``LockUnavailable``; the caller closes the imports it
+    does not admit (``FeedImport.close``), which gives back what they hold.
     """
     locks = [feed_import.lock for feed_import in feed_imports]
     reads = [deferral_key(feed_import.url) for feed_import in feed_imports]
-    not_before = acquire_together(locks, reads=reads)
+    slots = slots_to_try([feed_import.url for feed_import in feed_imports])
+    tried = [slot for slot in slots if slot is not None]
+    for feed_import, slot in zip(feed_imports, slots, strict=True):
+        feed_import.spare_slot = slot  # closing the import gives it back if taken
+    not_before = acquire_together(locks + tried, reads=reads)
+    slots = [slot if slot is not None and slot.acquired else None for slot in slots]
     locked = [feed_import.url for feed_import in feed_imports if feed_import.lock.acquired]
     try:
         fenced = Feed.objects.next_fences(locked) if len(locked) > 1 else {}
@@ -366,9 +388,27 @@ def admit_together(feed_imports):
     except Exception:  # each feed takes its own fence then, and records its own failure
         fenced = {}
     return [
-        (feed_import, until, fenced.get(feed_import.url))
-        for feed_import, until in zip(feed_imports, not_before, strict=True)
+        (feed_import, until, fenced.get(feed_import.url), slot)
+        for feed_import, until, slot in zip(feed_imports, not_before, slots, strict=True)
     ]
+
+
+def slots_to_try(urls):
+    """For each of ``urls``, a slot of its host to try taking (``lease_at``), or None.
+
+    The ``k``-th URL of a host gets its host's slot ``k``, while the host has
+    that many (``DJANGOFEEDS_MAX_PER_HOST``): the batch's feeds of one host do
+    not all try the same slot. A feed whose slot was taken elsewhere asks for
+    one as ``HostVisit`` does.
+    """
+    seen, slots = Counter(), []
+    for url in urls:
+        host = host_of(url)
+        index, seen[host] = seen[host], seen[host] + 1
+        slots.append(
+            host_slots(url).lease_at(index) if index < conf.DJANGOFEEDS_MAX_PER_HOST else None
+        )
+    return slots
 
 
 def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
@@ -413,13 +453,13 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
         log = logger.warning if summary["status"] == Outcome.FAILED else logger.info
         log(describe(summary))
 
-    def admit(feed_import, not_before, feed, admitted):
+    def admit(feed_import, not_before, feed, slot, admitted):
         """``feed_import`` admitted (``admit_together``) and its fetch started; ``LATER`` when
         this round holds its host's slots; None when it was skipped, sent back or crashed.
         ``LockUnavailable`` and ``SoftTimeLimitExceeded`` are the caller's."""
         url = feed_import.url
         try:
-            skipped = feed_import.admit_locked(not_before, feed)
+            skipped = feed_import.admit_locked(not_before, feed, slot)
         except HostBusy as busy:
             if any(held.visit.host == busy.host for held in admitted.values()):
                 return LATER  # its slots are this batch's: in the next round
@@ -456,8 +496,8 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
         try:
             try:
                 prepared = admit_together(feed_imports)
-                for index, (feed_import, not_before, feed) in enumerate(prepared):
-                    feed_import = admit(feed_import, not_before, feed, admitted)
+                for index, (feed_import, *admission) in enumerate(prepared):
+                    feed_import = admit(feed_import, *admission, admitted)
                     if feed_import is LATER:
                         later.append(waiting[index])
                     elif feed_import is not None:

@@ -124,8 +124,8 @@ def test_a_batch_takes_its_locks_in_one_round_trip_and_its_fences_in_one_stateme
     feed_server, memcached_cache, monkeypatch, settings
 ):
     """Five feeds on one host (five slots), one first seen, one locked by another worker: one
-    write to memcached takes every lock and reads the host's Retry-After, one statement fences
-    the known feeds. The first store is slow, so every other answer is in when it ends: the
+    write to memcached takes every lock and a slot for each feed and reads the host's
+    Retry-After, one statement fences the known feeds. The first store is slow, so every other answer is in when it ends: the
     four imports give back their slots and locks together, in one write, once none is left
     to store. The locked feed is skipped, its lock left to its owner; the new one imported."""
     from django.db import connection
@@ -163,9 +163,11 @@ def test_a_batch_takes_its_locks_in_one_round_trip_and_its_fences_in_one_stateme
     if connection.vendor != "mysql":  # four known feeds together; the new one alone
         assert len(together) == 1 and all(urls[4] in sql for sql in fences if sql not in together)
     locks_and_reads = writes[0].decode()
-    assert locks_and_reads.count("ms ") == 5 and locks_and_reads.count("mg ") == 5
+    assert locks_and_reads.count("ms ") == 10 and locks_and_reads.count("mg ") == 5
+    assert not any(b"ms " in write for write in writes[1:])  # no slot asked for apart
     releases = [write for write in writes if write.startswith(b"md ")]
-    assert len(stored) == 4 and [write.count(b"md ") for write in releases] == [8]
+    # The skipped feed's slot as it is skipped, then the four imports' slots and locks.
+    assert len(stored) == 4 and [write.count(b"md ") for write in releases] == [1, 8]
     assert owner.held and not CacheLock(lock_key(IMPORT_FEED, urls[3]), expire=60).acquire()
     assert all(cache.get(lock_key(IMPORT_FEED, url)) is None for url in urls[:3] + urls[4:])
     assert all(host_slots(urls[0]).acquire() for _ in range(5))  # every slot came back
