@@ -124,6 +124,8 @@ def profile(server):
         profiler = cProfile.Profile(time.process_time)
         profiler.runcall(one_round)
         pstats.Stats(profiler).sort_stats("tottime").print_stats(CPROFILE)
+        if os.environ.get("PROFILE_TASK_DUMP"):
+            profiler.dump_stats(os.environ["PROFILE_TASK_DUMP"])
     runs = ImportRun.objects.filter(outcome="imported")
     phases = {name: statistics.fmean(runs.values_list(name, flat=True)) for name in PHASES}
     walls, runtimes, cpus = zip(*measured, strict=True)
