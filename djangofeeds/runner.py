@@ -418,7 +418,10 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
     host slot and run, as in ``import_under_lock``; the locks and the fences
     are taken together (``admit_together``). The feeds are admitted in turn,
     each one's fetch starting in a fetch thread as it is admitted
-    (``prefetch``); then each is stored as its answer comes back. A crash is
+    (``prefetch``); then each is stored as its answer comes back, and the
+    stored ones are finished together before the batch waits for the next
+    answer (``Stored``: the unchanged feeds' writes in one statement, their
+    slots and locks in one round trip). A crash is
     recorded on its feed and the batch goes on. A feed whose host is busy goes
     back as an ``import_feed`` of its own that waits a few seconds, unless the
     batch itself holds that host's slots: then it waits for the batch's next

@@ -125,9 +125,10 @@ def test_a_batch_takes_its_locks_in_one_round_trip_and_its_fences_in_one_stateme
 ):
     """Five feeds on one host (five slots), one first seen, one locked by another worker: one
     write to memcached takes every lock and a slot for each feed and reads the host's
-    Retry-After, one statement fences the known feeds. The first store is slow, so every other answer is in when it ends: the
-    four imports give back their slots and locks together, in one write, once none is left
-    to store. The locked feed is skipped, its lock left to its owner; the new one imported."""
+    Retry-After, one statement fences the known feeds. The first store is slow, so every
+    other answer is in when it ends: the four imports give back their slots and locks
+    together, in one write, once none is left to store. The locked feed is skipped (its slot
+    given back), its lock left to its owner; the new one imported."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
