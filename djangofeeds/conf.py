@@ -26,7 +26,7 @@ DEFAULTS = {
     "DJANGOFEEDS_MIN_POLL_INTERVAL": 900,
     "DJANGOFEEDS_MAX_POLL_INTERVAL": 86400,
     # Feeds claimed per refresh tick, and the most claims left unfinished.
-    "DJANGOFEEDS_TICK_BATCH": 2500,
+    "DJANGOFEEDS_TICK_BATCH": 5000,
     "DJANGOFEEDS_QUEUE_DEPTH": 10000,
     # Scheduled feeds per message: 1 sends one import_feed each; more send
     # import_feed_batch messages, Celery's work per message paid once for several.

@@ -323,8 +323,8 @@ DJANGOFEEDS_MIN_POLL_INTERVAL = env_int("DJANGOFEEDS_MIN_POLL_INTERVAL", 900)
 DJANGOFEEDS_MAX_POLL_INTERVAL = env_int("DJANGOFEEDS_MAX_POLL_INTERVAL", 86400)
 # The refresh tick (every 5 seconds) claims due feeds in the database, at most
 # this many per tick: batch / 5 s is the most feeds per second the scheduler
-# can queue (500/s by default); raise it when more workers would idle...
-DJANGOFEEDS_TICK_BATCH = env_int("DJANGOFEEDS_TICK_BATCH", 2500)
+# can queue (1,000/s by default); raise it when more workers would idle...
+DJANGOFEEDS_TICK_BATCH = env_int("DJANGOFEEDS_TICK_BATCH", 5000)
 # ...and only while fewer than this many claimed feeds are still unfinished
 # (queued or running): the backlog in the broker never grows past it.
 DJANGOFEEDS_QUEUE_DEPTH = env_int("DJANGOFEEDS_QUEUE_DEPTH", 10000)
