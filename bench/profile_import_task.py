@@ -7,7 +7,8 @@ scheduler claims them; each first import runs through Celery's own tracer as a
 prefork worker runs it (the worker's Django fixup, ``ignore_result`` as the
 scheduler sends it), every step timed in place (exclusive times: a step's own,
 its inner steps apart) with its SQL statements by kind; ``PROFILE_TASK_CPROFILE=30``
-adds a round under cProfile (CPU time) and prints its 30 costliest functions::
+adds a round under cProfile (CPU time) and prints its 30 costliest functions
+(``PROFILE_TASK_DUMP=<file>`` also keeps the profile for ``pstats``)::
 
     BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/me_bench \
         .venv/bin/python -m bench.profile_import_task
@@ -120,12 +121,6 @@ def profile(server):
 
     one_round()  # warm: imports, connections, the server's documents
     measured = one_round()
-    if CPROFILE:  # a third round under cProfile (CPU time): which functions the CPU goes to
-        profiler = cProfile.Profile(time.process_time)
-        profiler.runcall(one_round)
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(CPROFILE)
-        if os.environ.get("PROFILE_TASK_DUMP"):
-            profiler.dump_stats(os.environ["PROFILE_TASK_DUMP"])
     runs = ImportRun.objects.filter(outcome="imported")
     phases = {name: statistics.fmean(runs.values_list(name, flat=True)) for name in PHASES}
     walls, runtimes, cpus = zip(*measured, strict=True)
@@ -146,6 +141,14 @@ def profile(server):
     )
     for kind, (count, total) in sorted(clock.sql.items(), key=lambda item: -item[1][1]):
         print(f"    SQL {kind:<72} {count / FEEDS:4.1f}x {total / FEEDS:6.2f} ms")
+    # A third round under cProfile (CPU time), after the figures above: its runs and
+    # timings would replace the measured round's (the profiler slows every step).
+    if CPROFILE:
+        profiler = cProfile.Profile(time.process_time)
+        profiler.runcall(one_round)
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(CPROFILE)
+        if os.environ.get("PROFILE_TASK_DUMP"):  # a file for pstats (callers, callees)
+            profiler.dump_stats(os.environ["PROFILE_TASK_DUMP"])
 
 
 def show(label, *values):
