@@ -7,6 +7,7 @@ out cannot overwrite what a newer import wrote.
 """
 
 from djangofeeds.models import Feed, ImportRun
+from djangofeeds.models.runs import plain
 
 
 class StaleFence(Exception):
@@ -37,8 +38,3 @@ def write_fenced(feed, fence, *, run=None, later=None, **changes):
             run.save(force_insert=True)
     for name, value in changes.items():
         setattr(feed, name, value)
-
-
-def plain(value):
-    """Whether ``value`` is a value to store, not an expression (``F()``) the database computes."""
-    return not hasattr(value, "resolve_expression")

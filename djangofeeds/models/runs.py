@@ -166,6 +166,11 @@ def updates_statement(model, connection, names):
     return made[key]
 
 
+def plain(value):
+    """Whether ``value`` is a value to store, not an expression (``F()``) the database computes."""
+    return not hasattr(value, "resolve_expression")
+
+
 def update_statement(pk, fence, changes, connection):
     """The SQL and parameters of the ``UPDATE`` of ``Feed.objects.fenced(pk, fence)``.
 
@@ -175,7 +180,7 @@ def update_statement(pk, fence, changes, connection):
     (docs/performance.md, fourth round). Expressions are compiled by Django.
     """
     fields = [Feed._meta.get_field(name) for name in changes]  # in the order of changes
-    if any(hasattr(value, "resolve_expression") for value in changes.values()) or any(
+    if not all(map(plain, changes.values())) or any(
         field.is_relation or hasattr(field, "get_placeholder") for field in fields
     ):
         rows = Feed.objects.fenced(pk, fence)
