@@ -672,15 +672,15 @@ def write(report, raw, times_304):
             "by kind (each run from its fetch's start to its store's end; a batch's runs "
             "overlap, its fetches run together): "
             + ", ".join(f"{kind} {seconds:.0f} s" for kind, seconds in by_kind.items())
-            + f". The {slow_feeds} slow feeds were in {slow_batches} batches. A timeout holds "
-            f"a prefork process for the fetch timeout ({FETCH_TIMEOUT} s here) once per batch "
-            "that has one, then the feed backs off (5 min, doubling): a dead feed costs "
-            f"one timeout per check, never retries in the task. With 2% timeouts on {processes} "
-            "processes that still weighs; more prefork processes per core absorb it, since a "
-            "waiting fetch uses no CPU (BENCH_SCALE_CONCURRENCY; docs/celery-and-scaling.md, "
-            '"Running at scale"). '
-            "The threads pool would too, but it has no time limits: a stuck import could not be "
-            "stopped before its lock expires."
+            + f". The {slow_feeds} slow feeds were in {slow_batches} batches. A batch with "
+            "nothing left but fetches still out waits 0.25 s (runner.PATIENCE), then leaves "
+            "them to its process's stragglers thread (djangofeeds/stragglers.py) and the pool "
+            f"process takes its next message: a timeout ({FETCH_TIMEOUT} s here) holds a fetch "
+            "thread, not the process, unless the process already has 10 stragglers. Then the "
+            "feed backs off (5 min, doubling): a dead feed costs one timeout per check, never "
+            "retries in the task. What is left is the dead feeds' own work (a failed run "
+            "recorded, the back-off written) and the stragglers' stores, which share the "
+            f"cores with the {processes} processes."
         )
     report.note(
         f"Mixed population: warm round {raw['round_mix_warm']['seconds']:.0f} s (first "

@@ -29,6 +29,7 @@ class LeaseKeeper:
     def __init__(self):
         self._changed = threading.Condition()
         self._due = {}  # lock -> (monotonic time of its next renewal, interval)
+        self._ends = {}  # lock -> monotonic time after which it is renewed no more
         self._renewing = None  # the lock being renewed, outside the condition
         self._wakes_at = float("inf")  # when the keeper's sleep ends
         self._thread = None
@@ -44,10 +45,17 @@ class LeaseKeeper:
             elif due < self._wakes_at:
                 self._changed.notify()
 
+    def end_at(self, lock, when):
+        """Renew ``lock`` no more once the monotonic time ``when`` has passed: its lease
+        then runs out. For a holder no time limit stops (``djangofeeds.stragglers``)."""
+        with self._changed:
+            self._ends[lock] = when
+
     def remove(self, lock):
         """Stop renewing ``lock``; returns once no renewal of it is running."""
         with self._changed:
             self._due.pop(lock, None)
+            self._ends.pop(lock, None)
             while self._renewing is lock:
                 self._changed.wait()
 
@@ -79,6 +87,10 @@ class LeaseKeeper:
                 lock, (due, interval) = min(
                     self._due.items(), key=lambda item: item[1][0], default=(None, (None, None))
                 )
+                if lock is not None and due <= now and now > self._ends.get(lock, now):
+                    del self._due[lock], self._ends[lock]
+                    logger.warning("lock %s: renewed no more, its holder took too long", lock.key)
+                    continue
                 if lock is not None and due <= now:
                     self._due[lock] = (now + interval, interval)
                     self._renewing = lock

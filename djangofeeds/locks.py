@@ -159,6 +159,10 @@ class CacheLock:
         finally:
             lease_keeper.keeper.remove(self)
 
+    def renew_until(self, when):
+        """No renewal (``keep_alive``) after the monotonic time ``when``: the lease runs out."""
+        lease_keeper.keeper.end_at(self, when)
+
 
 def acquire_together(locks, reads=()):
     """``acquire()`` each of ``locks`` and read the keys ``reads``, in one round trip.
@@ -252,6 +256,10 @@ class CacheSemaphore:
     def keep_alive(self, interval=None):
         """Renew the lease held while the block runs (``CacheLock.keep_alive``)."""
         return self.lease.keep_alive(interval)
+
+    def renew_until(self, when):
+        """No renewal of the lease held (``keep_alive``) after the monotonic time ``when``."""
+        self.lease.renew_until(when)
 
     def release(self):
         """Give the lease back if we still own it; return whether we did."""

@@ -16,10 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from django.utils import timezone
 
 from djangofeeds.importer import fetch_answer
-
-# A process's fetches at once: the shared transport's pool holds 10 connections
-# (httpcore's default), so more threads would only wait for one of those.
-FETCHES_AT_ONCE = 10
+from djangofeeds.transport import FETCHES_AT_ONCE
 
 _pool = None
 _pool_pid = None

@@ -12,7 +12,7 @@ import contextlib
 import logging
 import time
 from collections import Counter, defaultdict
-from concurrent.futures import as_completed
+from concurrent.futures import FIRST_COMPLETED, wait
 from hashlib import md5
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -44,6 +44,7 @@ from djangofeeds.runs import (
     refused,
     reply,
 )
+from djangofeeds.stragglers import stragglers
 from djangofeeds.transport import DEADLINE_TIMEOUTS
 
 logger = logging.getLogger("djangofeeds.tasks")  # a batch's lines, as the task logs them
@@ -51,6 +52,10 @@ logger = logging.getLogger("djangofeeds.tasks")  # a batch's lines, as the task 
 LOCK_HELD = "another worker is importing this feed"
 CLAIM_REPLACED = "already imported since it was queued (its claim was replaced)"
 LATER = object()  # run_batch: a feed that waits for the batch's next round of fetches
+# How long a batch with nothing left but fetches still out waits for them before it
+# leaves them to the process's stragglers: an answer merely slow comes in meanwhile,
+# a dead server's takes up to a fetch deadline (3 x DJANGOFEEDS_FETCH_TIMEOUT).
+PATIENCE = 0.25  # seconds
 
 
 class ImportCrashed(Exception):
@@ -172,6 +177,13 @@ class FeedImport:
     def start_fetch(self):
         """Start the admitted feed's fetch in a fetch thread (``run`` takes its answer)."""
         self.prefetch = Prefetch(self.feed)
+
+    def renew_until(self, when):
+        """No renewal of its lock and host slot after the monotonic time ``when``: held by a
+        thread no time limit stops (``stragglers``), they run out if it gets stuck."""
+        self.lock.renew_until(when)
+        if self.visit is not None:
+            self.visit.slots.renew_until(when)
 
     def skip(self, *why):
         """Record the skip (``runs.record_skip``) while the lock is held, then release it."""
@@ -411,7 +423,25 @@ def slots_to_try(urls):
     return slots
 
 
-def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
+def log_outcome(result):
+    """Log ``result``'s line as its task does; returns its status."""
+    summary = reply(result)
+    log = logger.warning if summary["status"] == Outcome.FAILED else logger.info
+    log(describe(summary))
+    return summary["status"]
+
+
+def finish_left(feed_import):
+    """A batch's import left to the process's stragglers, run once its fetch ended."""
+    try:
+        result = feed_import.run()
+    except ImportCrashed:  # recorded on the feed and its run
+        return
+    if result is not None:
+        log_outcome(result)
+
+
+def run_batch(urls, *, task_name, claim=None, time_limit=None, leave_stragglers=False, **recorded):
     """Import ``urls``, as ``import_feed`` would each, their fetches together; count the outcomes.
 
     The body of ``import_feed_batch``. Each feed gets its own lock, claim check,
@@ -429,6 +459,12 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
     cache is unreachable (they retry then), and when the soft ``time_limit``
     (seconds) is near: no round of fetches starts once less than two fetch
     deadlines are left, so timeouts never add up to it.
+
+    With ``leave_stragglers`` (a worker's batch), once nothing is left but
+    fetches still out after ``PATIENCE``, those imports are left to the
+    process's ``stragglers`` (each keeps its lock and host slot), counted as
+    "left to finish", and the batch returns: a dead server no longer holds the
+    pool process for its fetch deadline.
     """
     counts = Counter()
     refresh_run = recorded.get("refresh_run")
@@ -451,10 +487,7 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
                 tally(result)
 
     def tally(result):
-        summary = reply(result)
-        counts[summary["status"]] += 1
-        log = logger.warning if summary["status"] == Outcome.FAILED else logger.info
-        log(describe(summary))
+        counts[log_outcome(result)] += 1
 
     def admit(feed_import, not_before, feed, slot, admitted):
         """``feed_import`` admitted (``admit_together``) and its fetch started; ``LATER`` when
@@ -488,6 +521,7 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
         return feed_import
 
     waiting = list(urls)
+    left = set()  # imports left to the stragglers: theirs to close
     while waiting:
         if len(waiting) < len(urls) and time.monotonic() > stop_starting:
             send_back(waiting, "its time limit is near")
@@ -518,13 +552,23 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
                 send_back(waiting[index + 1 :] + later, "it reached its time limit")
                 later = []
                 raise  # the admitted feeds go back too (below)
-            for future in as_completed(admitted):  # takes its own copy of the futures
-                feed_import = admitted.pop(future)
-                try:
-                    stored.add(feed_import, feed_import.store(later=stored.writes))
-                except ImportCrashed:  # recorded on the feed and its run
-                    counts[Outcome.FAILED] += 1
-                    feed_import.close(stored.releases)
+            patience = PATIENCE if leave_stragglers and not later else None
+            while admitted:
+                answered, _ = wait(admitted, patience, return_when=FIRST_COMPLETED)
+                if not answered:  # nothing stored is held now (finished below, last time)
+                    out = list(admitted.values())
+                    if stragglers().take(out, finish_left):
+                        left.update(out)
+                        counts["left to finish"] += len(out)
+                        admitted.clear()
+                    continue  # or wait again: the process's stragglers were too many
+                for future in answered:
+                    feed_import = admitted.pop(future)
+                    try:
+                        stored.add(feed_import, feed_import.store(later=stored.writes))
+                    except ImportCrashed:  # recorded on the feed and its run
+                        counts[Outcome.FAILED] += 1
+                        feed_import.close(stored.releases)
                 if not any(next_one.done() for next_one in admitted):
                     finished(stored)  # before waiting: nothing of theirs is held meanwhile
         except SoftTimeLimitExceeded:
@@ -536,6 +580,7 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, **recorded):
                 finished(stored)  # what was stored is written, even when the batch stops
             finally:
                 for feed_import in feed_imports:  # not run: their slots and locks go back
-                    feed_import.close()
+                    if feed_import not in left:
+                        feed_import.close()
         waiting = later
     return {str(outcome): count for outcome, count in counts.items()}

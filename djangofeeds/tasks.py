@@ -142,6 +142,8 @@ def import_feed_batch(self, feed_urls, claim=None, refresh_run=None):
     request = self.request
     recorded = {"task_id": request.id, "worker": request.hostname, "refresh_run": refresh_run}
     options = {"task_name": import_feed.name, "claim": claim, "time_limit": self.soft_limit()}
+    # In a worker, a dead server's fetch does not hold the pool process (runner.PATIENCE).
+    options["leave_stragglers"] = not (request.is_eager or request.called_directly)
     return runner.run_batch(feed_urls, **options, **recorded)
 
 

@@ -24,6 +24,10 @@ from djangofeeds.fetch_errors import FetchError, TransientFetchError
 # A slow server may answer every read within the timeout and still take
 # forever: the whole fetch, DNS and redirects included, gets this many timeouts.
 DEADLINE_TIMEOUTS = 3
+# A process's fetches at once: a batch's (10 per message) and its stragglers'
+# (djangofeeds.stragglers), each in a fetch thread (djangofeeds.prefetch) and
+# each on a connection of the shared transport's pool.
+FETCHES_AT_ONCE = 20
 # The monotonic time at which the fetch running in this thread gives up.
 _deadline = contextvars.ContextVar("djangofeeds_fetch_deadline", default=None)
 
@@ -82,6 +86,7 @@ def build_transport():
     # rebuilt with the deadline-aware one (no keep-alive, as said above).
     transport._pool = httpcore.ConnectionPool(
         ssl_context=httpx.create_ssl_context(trust_env=False),
+        max_connections=FETCHES_AT_ONCE,  # a batch's fetches and its stragglers'
         max_keepalive_connections=0,
         network_backend=DeadlineBackend(),
     )

@@ -410,24 +410,32 @@ def test_a_round_in_batches_through_real_workers_fetches_each_feed_once(
 
 
 def test_a_batch_stopped_by_its_soft_time_limit_keeps_what_it_stored_and_sends_the_rest_back(
-    feed_server, memcached_cache, worker_factory
+    two_hosts, memcached_cache, worker_factory
 ):
-    """A real worker on a 3 s lease (stopped after 0.7 s): the feed that answered is stored,
-    the one still fetching goes back as an ``import_feed``, which is stopped and recorded in
-    its turn; the process is never killed."""
-    worker = feeds_worker(worker_factory, memcached_cache, DJANGOFEEDS_LOCK_EXPIRE="3")
-    fine = feed_server.serve("/fine.xml", rss(numbered_items(2)))
-    stuck = feed_server.serve("/stuck.xml", rss(numbered_items(2)), delay=5)
-    Feed.objects.bulk_create([Feed(url=fine), Feed(url=stuck)])
+    """A real worker on a 3 s lease (stopped after 0.7 s), one slot per host: the feed that
+    answered is stored; the one still fetching, and the one waiting for its host's slot (so
+    the batch waits too: it leaves no straggler), go back as ``import_feed`` messages, the
+    stuck one stopped and recorded in its turn; the process is never killed."""
+    worker = feeds_worker(
+        worker_factory,
+        memcached_cache,
+        DJANGOFEEDS_LOCK_EXPIRE="3",
+        DJANGOFEEDS_MAX_PER_HOST="1",
+    )
+    stuck = two_hosts.serve("/stuck.xml", rss(numbered_items(2)), delay=5, host="127.0.0.1")
+    after = two_hosts.serve("/after.xml", rss(numbered_items(2)), host="127.0.0.1")
+    fine = two_hosts.serve("/fine.xml", rss(numbered_items(2)), host="127.0.1.1")
+    Feed.objects.bulk_create([Feed(url=url) for url in (stuck, after, fine)])
 
-    import_feed_batch.delay([stuck, fine])
+    import_feed_batch.delay([stuck, after, fine])
 
     wait_until(lambda: len(outcomes([stuck])[0]) == 1, 30, "the stuck feed's stop never recorded")
-    assert outcomes([fine, stuck]) == [["imported"], ["failed"]]
+    wait_until(lambda: len(outcomes([after])[0]) == 1, 30, "the feed sent back never ran")
+    assert outcomes([fine, stuck, after]) == [["imported"], ["failed"], ["imported"]]
     assert ImportRun.objects.get(feed__url=stuck).error == (
         "import took longer than 0.7s and was stopped"
     )
-    assert "it reached its time limit; 1 sent back" in worker.output
+    assert "it reached its time limit; 2 sent back" in worker.output
     assert worker.output.count("Soft time limit (0.7s) exceeded") == 2  # the batch, then the feed
     assert "Hard time limit" not in worker.output and "exited with" not in worker.output
-    assert feed_server.hits("/stuck.xml") == 2 and feed_server.hits("/fine.xml") == 1
+    assert two_hosts.hits("/stuck.xml") == 2 and two_hosts.hits("/fine.xml") == 1

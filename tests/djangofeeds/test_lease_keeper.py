@@ -34,6 +34,23 @@ def test_one_thread_keeps_every_lease_of_the_process_alive(memcached_cache):
     assert all(lock.release() for lock in locks)
 
 
+def test_a_lease_renewed_until_a_time_runs_out_after_it(memcached_cache):
+    """Two 3 s leases renewed every 0.2 s; one renewed only until 1 s from now (a holder no
+    time limit stops may be stuck): it runs out about 3 s after that, the other is held."""
+    ended, kept = CacheLock(f"{KEY}-ended", expire=3), CacheLock(f"{KEY}-kept", expire=3)
+    assert ended.acquire() and kept.acquire()
+
+    with ended.keep_alive(0.2), kept.keep_alive(0.2):
+        ended.renew_until(time.monotonic() + 1)
+        time.sleep(2)
+        assert not CacheLock(ended.key, expire=30).acquire()  # its last renewal still holds
+        time.sleep(3.5)
+        assert CacheLock(ended.key, expire=30).acquire()  # ran out: another takes it
+        assert not CacheLock(kept.key, expire=30).acquire()
+
+    assert not ended.release() and kept.release()
+
+
 def test_a_lease_taken_over_is_marked_lost(memcached_cache):
     """When another owner holds the key, the keeper's renewal fails and sets ``lost``."""
     lock = CacheLock(KEY, expire=2)
