@@ -263,9 +263,9 @@ def in_process_304(count=1000):
     workers' contention for 2 cores (the first batch, which opens the
     connections, is not timed). The fetch threads' CPU is counted.
     """
+    from djangofeeds.batches import run_batch
     from djangofeeds.claims import claim_feeds
     from djangofeeds.models import Feed
-    from djangofeeds.runner import run_batch
     from djangofeeds.tasks import import_feed
 
     picked = Feed.objects.filter(url__contains="/304/").order_by("pk").values("pk")[:count]
@@ -673,7 +673,7 @@ def write(report, raw, times_304):
             "overlap, its fetches run together): "
             + ", ".join(f"{kind} {seconds:.0f} s" for kind, seconds in by_kind.items())
             + f". The {slow_feeds} slow feeds were in {slow_batches} batches. A batch with "
-            "nothing left but fetches still out waits 0.25 s (runner.PATIENCE), then leaves "
+            "nothing left but fetches still out waits 0.25 s (batches.PATIENCE), then leaves "
             "them to its process's stragglers thread (djangofeeds/stragglers.py) and the pool "
             f"process takes its next message: a timeout ({FETCH_TIMEOUT} s here) holds a fetch "
             "thread, not the process, unless the process already has 10 stragglers. Then the "

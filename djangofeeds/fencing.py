@@ -22,7 +22,7 @@ def write_fenced(feed, fence, *, run=None, later=None, **changes):
     write, and never without it: in the same statement on PostgreSQL
     (``ImportRun.objects.insert_with_update``), else right after it (the
     caller's transaction holds both). With ``later`` (a batch's
-    ``runner.LaterWrites``) too, the write and its run are handed to it,
+    ``batches.LaterWrites``) too, the write and its run are handed to it,
     to be sent with other imports' in one statement (PostgreSQL): a stale
     fence is then found there.
     """

@@ -38,7 +38,7 @@ def fetch_and_store(feed, *, fence=None, progress=None, prefetch=None, later=Non
     raised. ``progress(current, total)`` is called as posts are stored.
     ``prefetch`` is the feed's fetch already under way (``prefetch.Prefetch``:
     a batch fetches its feeds together); the run starts when it started.
-    ``later`` (a batch's ``runner.LaterWrites``) takes the last write of a
+    ``later`` (a batch's ``batches.LaterWrites``) takes the last write of a
     feed found unchanged, to send it with other feeds' (``write_fenced``).
     """
     run = start_run(feed, **recorded)

@@ -1,6 +1,6 @@
 """A batch's fetches, run together: threads wait on the feeds' servers, the process stores.
 
-A batch (``runner.run_batch``) starts each feed's fetch here as soon as the feed
+A batch (``batches.run_batch``) starts each feed's fetch here as soon as the feed
 is admitted (its lock, fence and host slot taken), then stores the feeds one
 after the other as their answers come back. A slow or dead server then holds
 the batch for one fetch deadline, not one per such feed, and the fast feeds'

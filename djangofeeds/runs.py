@@ -220,6 +220,14 @@ def failed_reply(url, error):
     return {"status": Outcome.FAILED, "url": url, "created": 0, "updated": 0, "error": error}
 
 
+def logged_reply(result, logger):
+    """``reply(result)``, its line (``describe``) logged: a warning when the import failed."""
+    summary = reply(result)
+    log = logger.warning if summary["status"] == Outcome.FAILED else logger.info
+    log(describe(summary))
+    return summary
+
+
 def describe(result):
     """One log line saying what happened to a feed, in plain words."""
     status, url = result["status"], result["url"]

@@ -2,16 +2,17 @@
 
 A dead server holds its fetch until the fetch deadline. While the batch waited
 for it, it held its pool process too, doing nothing: with 2% of the scheduled
-feeds timing out, a fifth of the healthy feeds' throughput went to held
-processes (docs/performance.md, tenth round). Instead, ``run_batch`` hands such
-imports over here and its task returns: the pool process takes its next
-message while one thread of the process waits for their answers and finishes
-each as the batch would have (store, finish, close), on its own database
-connection. Each import keeps its lock (renewed), its fence and its host's
+feeds timing out, the healthy ones lost 17% to 30% of their throughput to the
+processes held so (docs/performance.md, ninth and tenth rounds). Instead,
+``run_batch`` hands such imports over here and its task returns: the pool
+process takes its next message while one thread of the process waits for
+their answers and finishes each as the batch would have (store, finish,
+close), on its own database connection. Each import keeps its lock (renewed
+for a while: no time limit reaches this thread), its fence and its host's
 slot until then. Before the process exits, it waits for them (``drain``, on
 Celery's ``worker_process_shutdown``); a process killed meanwhile leaves its
-feeds as a killed batch would: their locks expire and the scheduler claims them
-again.
+feeds as a killed batch would: their locks expire and the scheduler claims
+them again once their claim runs out.
 """
 
 import logging
@@ -21,9 +22,9 @@ import threading
 import time
 
 from celery.signals import worker_process_shutdown, worker_shutdown
-from django.db import close_old_connections
 
 from djangofeeds import conf
+from djangofeeds.lease_keeper import close_thread_connections
 from djangofeeds.transport import DEADLINE_TIMEOUTS
 
 logger = logging.getLogger("djangofeeds.tasks")  # the feeds' lines, as their batch logs them
@@ -84,13 +85,13 @@ class Stragglers:
     def _finish_each(self):
         while True:
             finish, feed_import = self._answered.get()
-            close_old_connections()  # this thread's own connection, as a request's
             try:
                 finish(feed_import)
             except Exception:  # the thread goes on: the next imports' locks are held
                 logger.exception("Feed %s: its import could not be finished", feed_import.url)
             finally:
-                close_old_connections()
+                if self._answered.empty():  # stragglers are rare: keep no connection idle
+                    close_thread_connections()
                 with self._changed:
                     self._count -= 1
                     self._changed.notify_all()

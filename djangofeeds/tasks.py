@@ -7,9 +7,9 @@ from celery import Task, shared_task, states
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
 
-from djangofeeds import conf, dispatch, retention, runner, runs, websub
+from djangofeeds import batches, conf, dispatch, retention, runner, runs, websub
 from djangofeeds.locks import LockUnavailable
-from djangofeeds.models import Outcome, Subscription
+from djangofeeds.models import Subscription
 from djangofeeds.politeness import HostBusy
 from djangofeeds.schedules import TICK_EXPIRES
 from djangofeeds.websub_store import LockBusy, run_push
@@ -120,10 +120,7 @@ def import_feed(self, feed_url, claim=None, refresh_run=None, host_waits=0):
         return runs.failed_reply(feed_url, str(exc))
     except SoftTimeLimitExceeded:  # before the import began (the lock, the database)
         return runs.stopped_reply(feed_url, options["time_limit"], **recorded)
-    summary = runs.reply(result)
-    log = logger.warning if result.outcome == Outcome.FAILED else logger.info
-    log(runs.describe(summary))
-    return summary
+    return runs.logged_reply(result, logger)
 
 
 @shared_task(
@@ -137,14 +134,14 @@ def import_feed_batch(self, feed_urls, claim=None, refresh_run=None):
     """Scheduled imports of several feeds in one message (``DJANGOFEEDS_FEEDS_PER_MESSAGE``).
 
     Each feed is imported as ``import_feed`` imports it, under the same lock
-    (``runner.run_batch``); Celery's work per message is paid once for all.
+    (``batches.run_batch``); Celery's work per message is paid once for all.
     """
     request = self.request
     recorded = {"task_id": request.id, "worker": request.hostname, "refresh_run": refresh_run}
     options = {"task_name": import_feed.name, "claim": claim, "time_limit": self.soft_limit()}
-    # In a worker, a dead server's fetch does not hold the pool process (runner.PATIENCE).
+    # In a worker, a dead server's fetch does not hold the pool process (batches.PATIENCE).
     options["leave_stragglers"] = not (request.is_eager or request.called_directly)
-    return runner.run_batch(feed_urls, **options, **recorded)
+    return batches.run_batch(feed_urls, **options, **recorded)
 
 
 @shared_task(ignore_result=True, expires=TICK_EXPIRES)  # a late tick is dropped: none pile up

@@ -138,7 +138,7 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
     def next_fences(self, urls):
         """``next_fence`` for several feeds in one statement: ``{url: feed}``.
 
-        The batch's path (``runner.run_batch``), once it holds the feeds'
+        The batch's path (``batches.run_batch``), once it holds the feeds'
         locks. Feeds not found (seen for the first time) are left out: the
         caller takes theirs with ``next_fence``. MariaDB and MySQL, without
         ``UPDATE … RETURNING``, leave every feed to ``next_fence``.

@@ -10,7 +10,7 @@ import redis
 from django.core.cache import cache
 from django.utils import timezone
 
-from djangofeeds import runner
+from djangofeeds import batches, runner
 from djangofeeds.claims import claim_feeds
 from djangofeeds.dispatch import IMPORT_FEED, IMPORT_FEED_BATCH, enqueue_imports
 from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
@@ -153,7 +153,7 @@ def test_a_batch_takes_its_locks_in_one_round_trip_and_its_fences_in_one_stateme
     monkeypatch.setattr(runner, "fetch_and_store", first_one_slow)
 
     with CaptureQueriesContext(connection) as queries:
-        counts = runner.run_batch(urls, task_name=IMPORT_FEED)
+        counts = batches.run_batch(urls, task_name=IMPORT_FEED)
 
     assert counts == {"imported": 4, "skipped": 1}
     assert outcomes(urls) == [["imported"]] * 3 + [["skipped"]] + [["imported"]]
@@ -188,7 +188,7 @@ def test_the_unchanged_feeds_of_a_batch_are_written_in_one_statement(
     urls = [
         feed_server.serve(f"/u{n}.xml", rss(numbered_items(1)), etag=f'"u{n}"') for n in range(4)
     ]
-    runner.run_batch(urls, task_name=IMPORT_FEED)  # the first imports keep each feed's ETag
+    batches.run_batch(urls, task_name=IMPORT_FEED)  # the first imports keep each feed's ETag
     claim = claimed(urls)
     real_fetch_and_store, stored = runner.fetch_and_store, []
 
@@ -202,7 +202,7 @@ def test_the_unchanged_feeds_of_a_batch_are_written_in_one_statement(
     monkeypatch.setattr(runner, "fetch_and_store", first_one_slow)
 
     with CaptureQueriesContext(connection) as queries:
-        counts = runner.run_batch(urls, task_name=IMPORT_FEED, claim=claim)
+        counts = batches.run_batch(urls, task_name=IMPORT_FEED, claim=claim)
 
     assert counts == {"not_modified": 3, "failed": 1}
     assert [feed_server.hits(f"/u{n}.xml") for n in range(4)] == [2] * 4
@@ -240,7 +240,7 @@ def test_unchanged_feeds_whose_write_together_fails_are_recorded_as_crashed(
     urls = [
         feed_server.serve(f"/x{n}.xml", rss(numbered_items(1)), etag=f'"x{n}"') for n in range(3)
     ]
-    runner.run_batch(urls, task_name=IMPORT_FEED)
+    batches.run_batch(urls, task_name=IMPORT_FEED)
     claim = claimed(urls)
 
     def database_gone(self, writes):
@@ -248,7 +248,7 @@ def test_unchanged_feeds_whose_write_together_fails_are_recorded_as_crashed(
 
     monkeypatch.setattr(ImportRunQuerySet, "insert_with_updates", database_gone)
 
-    counts = runner.run_batch(urls, task_name=IMPORT_FEED, claim=claim)
+    counts = batches.run_batch(urls, task_name=IMPORT_FEED, claim=claim)
 
     assert counts == {"failed": 3}
     assert outcomes(urls) == [["imported", "failed"]] * 3
@@ -353,7 +353,7 @@ def test_a_batch_near_its_time_limit_sends_the_rest_back(
     rest = [feed_server.serve(f"/r{n}.xml", rss(numbered_items(1))) for n in range(2)]
     claim = claimed([slow, *rest])
 
-    counts = runner.run_batch(
+    counts = batches.run_batch(
         [slow, *rest], task_name=IMPORT_FEED, claim=claim, time_limit=2 * 3 + 0.3
     )
 

@@ -6,7 +6,7 @@ import time
 import pytest
 from django.core.cache import cache
 
-from djangofeeds import runner
+from djangofeeds import batches
 from djangofeeds.dispatch import IMPORT_FEED
 from djangofeeds.models import Feed, ImportRun
 from djangofeeds.politeness import host_slots
@@ -45,7 +45,7 @@ def test_a_batch_leaves_a_slow_fetch_to_the_process_and_returns(
     """A quick feed and one answering after 2.5 s: the batch stores the quick one and returns
     after its patience, the slow one still holding its lock and its host's slot; the process's
     straggler thread stores it when it answers, then gives both back."""
-    monkeypatch.setattr(runner, "PATIENCE", 0.8)  # the quick answer's margin on a busy machine
+    monkeypatch.setattr(batches, "PATIENCE", 0.8)  # the quick answer's margin on a busy machine
     settings.DJANGOFEEDS_FETCH_TIMEOUT = 5
     settings.DJANGOFEEDS_MAX_PER_HOST = 4
     slow = feed_server.serve("/slow.xml", rss(numbered_items(3)), delay=2.5)
@@ -53,7 +53,7 @@ def test_a_batch_leaves_a_slow_fetch_to_the_process_and_returns(
     claim = claimed([slow, quick])
 
     began = time.monotonic()
-    counts = runner.run_batch(
+    counts = batches.run_batch(
         [slow, quick], task_name=IMPORT_FEED, claim=claim, leave_stragglers=True
     )
     returned_after = time.monotonic() - began
@@ -101,10 +101,10 @@ def test_a_process_with_too_many_stragglers_waits_for_its_batch(
     second = feed_server.serve("/second.xml", rss(numbered_items(1)), delay=1.0)
     claim = claimed([first, second])
 
-    assert runner.run_batch([first], task_name=IMPORT_FEED, claim=claim, leave_stragglers=True) == {
-        "left to finish": 1
-    }
-    counts = runner.run_batch([second], task_name=IMPORT_FEED, claim=claim, leave_stragglers=True)
+    assert batches.run_batch(
+        [first], task_name=IMPORT_FEED, claim=claim, leave_stragglers=True
+    ) == {"left to finish": 1}
+    counts = batches.run_batch([second], task_name=IMPORT_FEED, claim=claim, leave_stragglers=True)
 
     assert counts == {"imported": 1}
     assert stragglers().drain(10)
