@@ -31,7 +31,7 @@ from djangofeeds.runs import (
     refused,
 )
 from djangofeeds.stragglers import stragglers
-from djangofeeds.transport import DEADLINE_TIMEOUTS
+from djangofeeds.transport import fetch_deadline
 
 logger = logging.getLogger("djangofeeds.tasks")  # a batch's lines, as the task logs them
 
@@ -241,7 +241,7 @@ def run_batch(urls, *, task_name, claim=None, time_limit=None, leave_stragglers=
     """
     counts = Counter()
     refresh_run = recorded.get("refresh_run")
-    deadline = DEADLINE_TIMEOUTS * conf.DJANGOFEEDS_FETCH_TIMEOUT
+    deadline = fetch_deadline()
     stop_starting = time.monotonic() + (time_limit or float("inf")) - 2 * deadline
     options = {"task_name": task_name, "claim": claim, "time_limit": time_limit, **recorded}
 

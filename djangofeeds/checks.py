@@ -12,7 +12,7 @@ from django.core.checks import Error, Warning, register
 
 from djangofeeds import conf
 from djangofeeds.tasks import import_feed
-from djangofeeds.transport import DEADLINE_TIMEOUTS
+from djangofeeds.transport import DEADLINE_TIMEOUTS, fetch_deadline
 
 PROCESS_LOCAL_CACHES = {
     "django.core.cache.backends.locmem.LocMemCache": "keeps its data inside one process",
@@ -84,14 +84,14 @@ def check_settings(app_configs, **kwargs):
         )
     # The task is stopped by its soft time limit (80% of the lock's lease, or
     # less on a short lease): a fetch allowed to run longer would be cut short every time.
-    fetch_deadline = conf.DJANGOFEEDS_FETCH_TIMEOUT * DEADLINE_TIMEOUTS
+    whole_fetch = fetch_deadline()
     soft_limit = import_feed.soft_time_limit
-    if soft_limit <= fetch_deadline:
+    if soft_limit <= whole_fetch:
         errors.append(
             Error(
                 f"DJANGOFEEDS_LOCK_EXPIRE ({conf.DJANGOFEEDS_LOCK_EXPIRE}s) is too short: an "
                 f"import is stopped after {soft_limit:g}s, but one fetch may take "
-                f"{fetch_deadline}s ({DEADLINE_TIMEOUTS} x DJANGOFEEDS_FETCH_TIMEOUT).",
+                f"{whole_fetch}s ({DEADLINE_TIMEOUTS} x DJANGOFEEDS_FETCH_TIMEOUT).",
                 hint="Raise DJANGOFEEDS_LOCK_EXPIRE or lower DJANGOFEEDS_FETCH_TIMEOUT.",
                 id="djangofeeds.E003",
             )

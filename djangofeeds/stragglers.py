@@ -23,9 +23,8 @@ import time
 
 from celery.signals import worker_process_shutdown, worker_shutdown
 
-from djangofeeds import conf
 from djangofeeds.lease_keeper import close_thread_connections
-from djangofeeds.transport import DEADLINE_TIMEOUTS
+from djangofeeds.transport import fetch_deadline
 
 logger = logging.getLogger("djangofeeds.tasks")  # the feeds' lines, as their batch logs them
 
@@ -100,7 +99,7 @@ class Stragglers:
 def deadline():
     """Seconds a straggler may still take: its fetch's whole deadline, then its store.
     Its lock and host slot are renewed no longer (and the process waits no longer)."""
-    return DEADLINE_TIMEOUTS * conf.DJANGOFEEDS_FETCH_TIMEOUT + 30
+    return fetch_deadline() + 30
 
 
 @worker_process_shutdown.connect

@@ -29,6 +29,11 @@ RETRY_BACKOFF_MAX = 600
 SOFT_LIMIT_LEAD = 2
 
 
+def in_callers_process(request):
+    """Whether the task runs in its caller's process (eager, or called as a function)."""
+    return request.is_eager or request.called_directly
+
+
 class TimeLimitedImport(Task):
     """``import_feed`` and ``import_feed_batch``: time limits under the lock's expiry."""
 
@@ -103,8 +108,8 @@ def import_feed(self, feed_url, claim=None, refresh_run=None, host_waits=0):
 
     options = {"task_name": self.name, "claim": claim, "time_limit": self.soft_limit()}
     options["started"] = started
-    # Eager or called as a function: the caller's process may wait for a busy host.
-    options["wait_for_host"] = request.is_eager or request.called_directly
+    # In the caller's process, the caller may wait for a busy host.
+    options["wait_for_host"] = in_callers_process(request)
     try:
         result = runner.run_import(feed_url, progress=report, **options, **recorded)
     except HostBusy as busy:
@@ -140,7 +145,7 @@ def import_feed_batch(self, feed_urls, claim=None, refresh_run=None):
     recorded = {"task_id": request.id, "worker": request.hostname, "refresh_run": refresh_run}
     options = {"task_name": import_feed.name, "claim": claim, "time_limit": self.soft_limit()}
     # In a worker, a dead server's fetch does not hold the pool process (batches.PATIENCE).
-    options["leave_stragglers"] = not (request.is_eager or request.called_directly)
+    options["leave_stragglers"] = not in_callers_process(request)
     return batches.run_batch(feed_urls, **options, **recorded)
 
 

@@ -42,6 +42,11 @@ def deadline_at(deadline):
         _deadline.reset(token)
 
 
+def fetch_deadline():
+    """Seconds a whole fetch may take with the settings: ``DEADLINE_TIMEOUTS`` timeouts."""
+    return DEADLINE_TIMEOUTS * conf.DJANGOFEEDS_FETCH_TIMEOUT
+
+
 def too_slow(timeout):
     """The error of a fetch that ran out of time as a whole."""
     return TransientFetchError(
