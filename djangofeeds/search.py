@@ -82,11 +82,15 @@ def ranked(queryset, match, rank, *, newest_first=True):
         newest = newest[:MAX_MATCHES]
         if connections[queryset.db].vendor == "postgresql":
             # Read once, the ids serve both the page and its count (a common word's
-            # scan is most of the cost). SQLite may allow fewer than 1,000 parameters.
-            newest = list(newest)
+            # scan is most of the cost), sent back as one array: 1,000 parameters
+            # cost more to quote and parse than their lookups. SQLite may allow
+            # fewer than 1,000 parameters.
+            newest = PostSQL('{table}."id" = ANY(%s)', [list(newest)], BooleanField())
+        else:
+            newest = Q(pk__in=newest)
         # The page is read from those ids alone: repeating the queryset's joins and
         # filters outside lets the planner scan every post to join them.
-        outer = queryset.model._default_manager.using(queryset.db).filter(pk__in=newest)
+        outer = queryset.model._default_manager.using(queryset.db).filter(newest)
         outer.query.select_related = queryset.query.select_related
         outer._prefetch_related_lookups = queryset._prefetch_related_lookups
         queryset = outer

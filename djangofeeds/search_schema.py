@@ -27,6 +27,18 @@ POSTGRESQL_REVERSE = [
     "DROP INDEX IF EXISTS post_search_idx",
     f"ALTER TABLE {POST_TABLE} DROP COLUMN IF EXISTS search_vector",
 ]
+# PostgreSQL keeps a post's search vector in its row when it fits, compressed with
+# lz4 where the server has it (pglz hardly shrinks a vector): the newest-matches scan
+# and the ranking read the vector of every candidate post, and a vector moved out to
+# the TOAST table costs a look-up there each time (6x slower on bench_search's posts).
+# The content, read for a page's 25 posts only, moves out first. Rows written before
+# migration 0010 keep their layout until they are written again.
+POSTGRESQL_VECTOR_IN_ROW = f"ALTER TABLE {POST_TABLE} ALTER COLUMN search_vector SET STORAGE MAIN"
+POSTGRESQL_VECTOR_LZ4 = f"ALTER TABLE {POST_TABLE} ALTER COLUMN search_vector SET COMPRESSION lz4"
+POSTGRESQL_VECTOR_REVERSE = [
+    f"ALTER TABLE {POST_TABLE} ALTER COLUMN search_vector SET STORAGE EXTENDED",
+    f"ALTER TABLE {POST_TABLE} ALTER COLUMN search_vector SET COMPRESSION DEFAULT",
+]
 MYSQL = [
     f"ALTER TABLE {POST_TABLE} ADD FULLTEXT INDEX post_search_ft (title, content)",
     f"ALTER TABLE {POST_TABLE} ADD FULLTEXT INDEX post_search_title_ft (title)",
@@ -127,3 +139,23 @@ def drop(apps, schema_editor):
         return
     for sql in statements:
         schema_editor.execute(sql, params=None)
+
+
+def keep_vector_in_row(apps, schema_editor):
+    """Migration 0010, forwards: the search vector kept in its row (PostgreSQL only)."""
+    connection = schema_editor.connection
+    if connection.vendor != "postgresql":
+        return
+    schema_editor.execute(POSTGRESQL_VECTOR_IN_ROW, params=None)
+    try:
+        with transaction.atomic(using=connection.alias):
+            schema_editor.execute(POSTGRESQL_VECTOR_LZ4, params=None)
+    except DatabaseError:  # a server built without lz4: pglz, as before
+        pass
+
+
+def vector_as_before(apps, schema_editor):
+    """Migration 0010, backwards."""
+    if schema_editor.connection.vendor == "postgresql":
+        for sql in POSTGRESQL_VECTOR_REVERSE:
+            schema_editor.execute(sql, params=None)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from djangofeeds.models import Category, Post
 from djangofeeds.search import MAX_QUERY_CHARS, clean_query, search_posts, substring
 from djangofeeds.search_schema import FTS_TABLE, repair_sqlite, sqlite_fts_ready
+from djangofeeds.views import POSTS_PER_PAGE
 from localservers.feed_server import rss
 from tests.factories import FeedFactory, PostFactory
 from tests.support.importing import import_url
@@ -328,3 +329,51 @@ def test_search_posts_falls_back_to_substrings_without_fts5():
         "The zebra crossing",
         "Savanna diary",
     ]
+
+
+def toast_bytes():
+    """Bytes of the values the post table moved out of their rows (its TOAST table)."""
+    with connection.cursor() as cursor:
+        table = Post._meta.db_table
+        cursor.execute("SELECT reltoastrelid::regclass FROM pg_class WHERE relname = %s", [table])
+        (toast,) = cursor.fetchone()
+        cursor.execute(f"SELECT coalesce(sum(length(chunk_data)), 0) FROM {toast}")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's search vector")
+def test_a_posts_search_vector_stays_in_its_row():
+    """A summary-sized post's vector is kept in its row, where the newest-matches scan and
+    the ranking read it, not moved out to the TOAST table (migration 0010)."""
+    syllables = [c + v for c in "bdfgklmnprtvz" for v in "aiou"]
+    words = [a + b + c for a in syllables[:8] for b in syllables[8:20] for c in syllables[20:22]]
+    content = "".join(f"<p>{' '.join(words[i : i + 50])}</p>" for i in range(0, 150, 50))
+    before = toast_bytes()
+
+    post = PostFactory(title="Savanna diary of a zebra herd", content=content)
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_column_size(search_vector) FROM djangofeeds_post WHERE id = %s", [post.pk]
+        )
+        (vector_bytes,) = cursor.fetchone()
+    assert toast_bytes() - before < vector_bytes  # the content may go out, the vector stays
+    assert titles(search_posts(Post.objects.all(), words[120])) == [post.title]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the ids as one array")
+def test_a_search_page_sends_its_matches_ids_as_one_parameter(client):
+    """The newest matches are read once and sent back as one array, not a parameter each."""
+    PostFactory.create_batch(60, title="Zebra", content="<p>Stripes.</p>")
+    sent = []
+
+    def record(execute, sql, params, many, context):
+        sent.append(len(params or ()))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        response = client.get(reverse("djangofeeds:post_list"), {"q": "zebra"})
+
+    assert response.status_code == 200 and response.context["page"].paginator.count == 60
+    # The page's 25 posts' media are asked for by id; the 60 matches as one array.
+    assert sent and max(sent) <= POSTS_PER_PAGE, sent
