@@ -83,10 +83,9 @@ def ranked(queryset, match, rank, *, newest_first=True):
         if connections[queryset.db].vendor == "postgresql":
             # Read once, the ids serve both the page and its count (a common word's
             # scan is most of the cost), sent back as one array: 1,000 parameters
-            # cost more to quote and parse than their lookups. SQLite may allow
-            # fewer than 1,000 parameters.
+            # cost more to quote and parse than their lookups.
             newest = PostSQL('{table}."id" = ANY(%s)', [list(newest)], BooleanField())
-        else:
+        else:  # a subquery: SQLite may allow fewer than 1,000 parameters
             newest = Q(pk__in=newest)
         # The page is read from those ids alone: repeating the queryset's joins and
         # filters outside lets the planner scan every post to join them.

@@ -1,9 +1,10 @@
-"""The search structures of each database, built by migration 0009 (see ``djangofeeds.search``).
+"""Each database's search structures, built by migrations 0009 and 0010 (see ``search.py``).
 
 PostgreSQL: a stored generated column, so every writer (the importer's bulk
 upsert, the admin, raw SQL) keeps it right in the same statement, computed in
-C with no trigger call; MariaDB: FULLTEXT indexes; SQLite: an external-content
-FTS5 table kept by triggers (when SQLite has FTS5).
+C with no trigger call, and kept in the post's row where it fits (0010); MariaDB:
+FULLTEXT indexes; SQLite: an external-content FTS5 table kept by triggers (when
+SQLite has FTS5).
 """
 
 from django.db import DatabaseError, transaction
