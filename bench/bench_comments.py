@@ -135,7 +135,7 @@ def main():
 
     checks = len(akismet.calls("comment-check"))
     goal_ms = 0.01 * AKISMET_DELAY * 1000
-    # Each client's POSTs in order: the first BURST of each came while the worker
+    # Each client's POSTs in order: the first `burst` of each came while the worker
     # started one check per comment, until its CHECK_THREADS threads were all waiting.
     share, burst = POSTS // CLIENTS, CHECK_THREADS // CLIENTS
     slow = [number % share for number, ms in enumerate(times) if ms >= goal_ms]
