@@ -134,7 +134,11 @@ def main():
         akismet.stop()
 
     checks = len(akismet.calls("comment-check"))
-    goal_ms = 0.01 * AKISMET_DELAY * 1000
+    delay_ms = AKISMET_DELAY * 1000
+    goal_ms = 0.01 * delay_ms  # SPEC §7: p99 under 1% of the delay
+    # The first check waits for the verify-key call, then for its own answer: every
+    # answer, and the checks' writes, came after the POSTs when they took less.
+    answers_after_posts = posted < 2 * AKISMET_DELAY
     # Each client's POSTs in order: the first `burst` of each came while the worker
     # started one check per comment, until its CHECK_THREADS threads were all waiting.
     share, burst = POSTS // CLIENTS, CHECK_THREADS // CLIENTS
@@ -143,7 +147,6 @@ def main():
     worker_cpu_ms = cpu_during["worker parents"] * 1000  # a threads pool: one process
     alone_p50, alone_p99 = median(alone), percentile(alone, 99)
     p50, p99 = median(times), percentile(times, 99)
-    delay_ms = AKISMET_DELAY * 1000
     ideal = POSTS * AKISMET_DELAY / CHECK_THREADS
     report.raw |= {
         "posts": POSTS,
@@ -167,7 +170,7 @@ def main():
         f"{delay_ms:.0f} ms (the delay)",
         f"{p99 / delay_ms:.1%}",
         "< 1% of the delay",
-        p99 < 0.01 * delay_ms,
+        p99 < goal_ms,
     )
     report.row(
         "comment latency: p50",
@@ -202,27 +205,26 @@ def main():
         f"each client's first {burst}, while the worker started a check for each new comment "
         f"until its {CHECK_THREADS} threads were all waiting on Akismet"
         + (
-            # The first check waits for the verify-key call, then for its own answer.
             " (their answers, and the checks' writes, came after the POSTs)."
-            if posted < 2 * AKISMET_DELAY
+            if answers_after_posts
             else "."
         )
     )
     if p99 >= goal_ms:
-        where = (
-            f"Most of the tail is the first {CHECK_THREADS} comments: the worker starting their "
-            "checks (receiving each message from Redis and recording it as unacknowledged, a "
-            "thread's first query opening its own PostgreSQL connection, the request to "
-            f"Akismet) on the same 2 cores as {GUNICORN_WORKERS} gunicorn processes, the "
-            f"{CLIENTS} clients and PostgreSQL"
-            if slow_in_burst * 2 > len(slow)
-            else f"Most of the POSTs over {goal_ms:.0f} ms came after each client's first {burst}"
-            + (
-                ", while the checks' answers were written on the same 2 cores"
-                if posted >= 2 * AKISMET_DELAY
-                else ""
+        if slow_in_burst * 2 > len(slow):
+            where = (
+                f"Most of the tail is the first {CHECK_THREADS} comments: the worker starting "
+                "their checks (receiving each message from Redis and recording it as "
+                "unacknowledged, a thread's first query opening its own PostgreSQL connection, "
+                f"the request to Akismet) on the same 2 cores as {GUNICORN_WORKERS} gunicorn "
+                f"processes, the {CLIENTS} clients and PostgreSQL"
             )
-        )
+        else:
+            where = (
+                f"Most of the POSTs over {goal_ms:.0f} ms came after each client's first {burst}"
+            )
+            if not answers_after_posts:
+                where += ", while the checks' answers were written on the same 2 cores"
         report.note(
             f"Why not p99 < {goal_ms:.0f} ms: the view sends the check after its response (it "
             f"never waits on Akismet or the broker), and with the worker stopped the same POSTs "
