@@ -7,7 +7,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
-COPY requirements.txt .
+COPY requirements.txt requirements-common.txt ./
 RUN pip install -r requirements.txt
 
 COPY . .

@@ -1,6 +1,20 @@
 # make run: the whole stack on embedded defaults; make test: the suite.
+# DJANGO=6.1 (make test DJANGO=6.1): the same targets on Django 6.1 and Python 3.13
+# (pyenv's, or python3.13 on PATH), in a virtualenv of their own.
+DJANGO ?= 5.2
+ifeq ($(DJANGO),5.2)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
+REQUIREMENTS := requirements.txt
+DEV_REQUIREMENTS := requirements-dev.txt
+else ifeq ($(DJANGO),6.1)
+PYTHON ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3.13) $(shell command -v python3.13))
+VENV := .venv-django61
+REQUIREMENTS := requirements-django61.txt
+DEV_REQUIREMENTS := requirements-django61.txt
+else
+$(error DJANGO=$(DJANGO): the supported lines are 5.2 and 6.1)
+endif
 BIN := $(VENV)/bin
 
 .PHONY: help run test system-packages lint format bench screenshots clean
@@ -11,23 +25,25 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 help:
 	@echo "make run     migrate, load demo data, start web + worker + beat (Ctrl-C stops all)"
 	@echo "make test    install missing system packages and dev requirements, run the test suite"
+	@echo "             (DJANGO=6.1: on Django 6.1 and Python 3.13, in .venv-django61)"
 	@echo "make lint    ruff check and ruff format --check"
 	@echo "make format  ruff format and ruff check --fix"
 	@echo "make bench   run the benchmarks in bench/"
 	@echo "make screenshots  refresh docs/screenshots/ (the pages, in chromium)"
 
 $(BIN)/python:
+	@test -n "$(PYTHON)" || { echo "No Python for Django $(DJANGO): install Python 3.13 (pyenv install 3.13)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 
 # The stamps re-run pip whenever a requirements file changes.
-$(VENV)/.installed: requirements.txt | $(BIN)/python
+$(VENV)/.installed: requirements.txt requirements-common.txt $(REQUIREMENTS) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet -r $(REQUIREMENTS)
 	touch $@
 
-$(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(BIN)/python
+$(VENV)/.installed-dev: $(wildcard requirements*.txt) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	$(BIN)/python -m pip install --quiet -r $(DEV_REQUIREMENTS)
 	touch $@ $(VENV)/.installed
 
 run: $(VENV)/.installed
@@ -57,4 +73,4 @@ screenshots: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest tests/browser/screenshots.py -q
 
 clean:
-	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache
+	rm -rf .venv .venv-django61 var staticfiles .pytest_cache .ruff_cache

@@ -5,10 +5,11 @@
 - ``djangofeeds.E003``: the lock expires before a fetch may end.
 - ``djangofeeds.E004``: the lock cache names no cache in ``CACHES``.
 - ``djangofeeds.W001``: the lock cache is not shared between processes.
+- ``djangofeeds.W002`` (``check --deploy``): feeds on private addresses are allowed.
 """
 
 from django.conf import settings
-from django.core.checks import Error, Warning, register
+from django.core.checks import Error, Tags, Warning, register
 
 from djangofeeds import conf
 from djangofeeds.tasks import import_feed
@@ -119,8 +120,23 @@ def check_lock_cache(app_configs, **kwargs):
             "two worker processes could import the same feed at once.",
             hint=(
                 f"Point CACHES[{alias!r}] (or DJANGOFEEDS_LOCK_CACHE) at a cache every worker "
-                "shares: PyMemcacheCache (memcached), RedisCache or DatabaseCache."
+                "shares: memcached, Redis or the database; the README's "
+                '"A cache for the locks" has a block of each to copy.'
             ),
             id="djangofeeds.W001",
+        )
+    ]
+
+
+@register(Tags.security, deploy=True)
+def check_private_hosts(app_configs, **kwargs):
+    if not conf.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS:
+        return []
+    return [
+        Warning(
+            "DJANGOFEEDS_ALLOW_PRIVATE_HOSTS is on: anyone who can add a feed can make this "
+            "server fetch loopback and private addresses (internal services, cloud metadata).",
+            hint="Leave it off in production; it is for development against local servers.",
+            id="djangofeeds.W002",
         )
     ]

@@ -100,13 +100,14 @@ class PostStore:
 
     def known_posts(self, hashes):
         """``{guid_hash: checksum}`` of stored posts, and ``PRUNED`` for pruned ones: one query."""
+        # Unordered, each part and the whole: Django 6.1 keeps a model's Meta.ordering in a
+        # union, on columns the union does not select (a DatabaseError); 5.2 dropped it.
         posts = Post.objects.filter(feed=self.feed, guid_hash__in=hashes).order_by()
-        pruned = PrunedPost.objects.filter(feed=self.feed, guid_hash__in=hashes)
-        return dict(
-            posts.values_list("guid_hash", "checksum").union(
-                pruned.values_list("guid_hash", Value(PRUNED)), all=True
-            )
+        pruned = PrunedPost.objects.filter(feed=self.feed, guid_hash__in=hashes).order_by()
+        known = posts.values_list("guid_hash", "checksum").union(
+            pruned.values_list("guid_hash", Value(PRUNED)), all=True
         )
+        return dict(known.order_by())
 
     def prunes(self, created):
         """Whether ``created`` new posts may take the feed past ``DJANGOFEEDS_KEEP_POSTS``."""

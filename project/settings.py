@@ -11,6 +11,7 @@ settings file, and what makes it long is each setting's reason, not code.
 """
 
 from datetime import timedelta
+from importlib.util import find_spec
 from pathlib import Path
 
 from kombu import Exchange, Queue
@@ -52,11 +53,15 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_celery_results",
-    "django_celery_beat",
     "axes",
     "djangofeeds",
     "blog",
 ]
+# Schedules edited in the admin, where django-celery-beat is installed. It is not
+# on Django 6.1 (2.9.0 requires Django < 6.1): there beat reads CELERY_BEAT_SCHEDULE.
+BEAT_IN_DATABASE = find_spec("django_celery_beat") is not None
+if BEAT_IN_DATABASE:
+    INSTALLED_APPS.insert(INSTALLED_APPS.index("axes"), "django_celery_beat")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -230,7 +235,8 @@ CELERY_RESULT_ACCEPT_CONTENT = ["json"]
 
 # Results in the database (visible in the admin), with name, args and worker:
 # django-celery-results' backend, each state written by one upsert (project/results.py).
-CELERY_RESULT_BACKEND = "project.results:DatabaseBackend"
+# "disabled" runs the site as a host without a result backend.
+CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "project.results:DatabaseBackend")
 CELERY_RESULT_EXTENDED = True
 # Seconds a task result is kept. djangofeeds.tasks.cleanup deletes older ones
 # hourly in batches; beat's own celery.backend_cleanup (installed by the
@@ -267,7 +273,16 @@ CELERY_TASK_ROUTES = {
     "blog.*": {"queue": "spam"},
 }
 
-CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+if BEAT_IN_DATABASE:
+    # The entries live in the database (manage.py setup_schedules writes them).
+    CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+else:
+    # Beat's own file scheduler, fed the apps' entries as data.
+    from blog.schedules import BEAT_SCHEDULE as BLOG_SCHEDULE
+    from djangofeeds.schedules import BEAT_SCHEDULE as FEEDS_SCHEDULE
+
+    CELERY_BEAT_SCHEDULE = {**FEEDS_SCHEDULE, **BLOG_SCHEDULE}
+    CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TIMEZONE = TIME_ZONE
 
 # --- The apps' own settings -------------------------------------------------

@@ -288,7 +288,7 @@ class RefreshRun(models.Model):
         runs = ImportRun.objects.filter(refresh_run=self)
         counts = dict.fromkeys(Outcome.values, 0)
         counts.update(runs.values_list("outcome").annotate(n=models.Count("pk")).order_by())
-        return runs.values("feed_id").distinct().count(), counts
+        return runs.values("feed_id").order_by().distinct().count(), counts
 
     @property
     def unfinished(self):

@@ -100,6 +100,7 @@ def test_purge_spam_deletes_only_old_spam(local_rules):
 
 
 @pytest.mark.project_wiring
+@pytest.mark.beat
 def test_beat_schedules_are_installed_by_setup_schedules():
     """django-celery-beat runs the sweeper every 10 minutes and the purge daily."""
     from django_celery_beat.models import PeriodicTask

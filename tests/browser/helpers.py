@@ -2,7 +2,11 @@
 
 import time
 
+import django
+
 PASSWORD = "browser-test-password"
+# The changelist's button that runs the chosen action: "Go" until Django 6.1 named it "Run".
+ADMIN_ACTION_BUTTON = "Run" if django.VERSION >= (6, 1) else "Go"
 
 
 def log_in(page, user, password=PASSWORD):

@@ -4,7 +4,7 @@ import pytest
 from playwright.sync_api import expect
 
 from localservers.waiting import wait_until
-from tests.browser.helpers import log_in, reload_until
+from tests.browser.helpers import ADMIN_ACTION_BUTTON, log_in, reload_until
 from tests.factories import CommentFactory, EntryFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("worker")]
@@ -27,7 +27,7 @@ def test_moderator_marks_published_comment_as_spam(page, operator, akismet):
     page.goto("/admin/blog/comment/")
     page.get_by_role("checkbox", name=f"Select this object for an action - {spam}").check()
     page.locator("select[name=action]").select_option(label="Mark as spam (and tell Akismet)")
-    page.get_by_role("button", name="Go").click()
+    page.get_by_role("button", name=ADMIN_ACTION_BUTTON).click()
     expect(page.locator(".messagelist")).to_have_text("1 comment marked as spam.")
 
     page.goto(entry.get_absolute_url())

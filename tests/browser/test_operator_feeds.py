@@ -5,7 +5,7 @@ from playwright.sync_api import expect
 
 from djangofeeds.models import Feed
 from localservers.feed_server import numbered_items, rss
-from tests.browser.helpers import log_in, reload_until
+from tests.browser.helpers import ADMIN_ACTION_BUTTON, log_in, reload_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("worker")]
 
@@ -24,7 +24,7 @@ def test_operator_adds_a_feed_imports_it_and_sees_posts_and_run(page, operator, 
 
     page.get_by_role("checkbox", name=f"Select this object for an action - {feed}").check()
     page.locator("select[name=action]").select_option(label="Import now")
-    page.get_by_role("button", name="Go").click()
+    page.get_by_role("button", name=ADMIN_ACTION_BUTTON).click()
     expect(page.locator(".messagelist")).to_contain_text("Queued an import of 1 feed.")
 
     page.goto("/feeds/")

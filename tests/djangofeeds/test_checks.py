@@ -1,6 +1,11 @@
 """The system checks: bad settings and a process-local lock cache are reported at start-up."""
 
+import ast
+import re
+from pathlib import Path
+
 import pytest
+from django.conf import settings as django_settings
 
 from djangofeeds import conf
 from djangofeeds.checks import check_lock_cache, check_settings
@@ -32,6 +37,30 @@ def test_lock_check_hint_names_django_caches_setting(settings):
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     [warning] = check_lock_cache(None)
     assert "CACHES['default']" in warning.hint and "MEMCACHED_LOCATION" not in warning.hint
+
+
+def readme_caches():
+    """Each ``CACHES = {...}`` the README's "A cache for the locks" gives to copy."""
+    readme = (Path(django_settings.BASE_DIR) / "README.md").read_text()
+    section = readme.split("**A cache for the locks.**", 1)[1].split("```python", 1)[1]
+    block = section.split("```", 1)[0]
+    return [
+        ast.literal_eval(value) for value in re.findall(r"^CACHES = (\{.*?^\})", block, re.M | re.S)
+    ]
+
+
+def test_readme_gives_a_lock_cache_of_each_kind_the_check_accepts(settings):
+    """The README's CACHES blocks (memcached, Redis, the database) each silence W001, and
+    the warning's hint sends a host to that section by its name."""
+    blocks = readme_caches()
+    backends = [block["default"]["BACKEND"].rsplit(".", 1)[1] for block in blocks]
+    assert backends == ["PyMemcacheCache", "RedisCache", "DatabaseCache"]
+    for block in blocks:
+        settings.CACHES = block
+        assert check_lock_cache(None) == [], block
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    [warning] = check_lock_cache(None)
+    assert '"A cache for the locks"' in warning.hint and "README" in warning.hint
 
 
 def test_lock_check_refuses_a_lock_cache_that_does_not_exist(settings):

@@ -131,8 +131,22 @@ def test_import_feeds_queues_by_default():
     finally:
         purge_run_queues()
 
-    assert "Queued 2 imports (0 already queued)." in out
-    assert "Queued 0 imports (2 already queued)." in again
+    assert "Queued 2 imports." in out
+    assert "Queued 0 imports (2 were already queued)." in again
+
+
+def test_import_feeds_in_eager_mode_says_the_imports_ran_here(feed_server, eager):
+    """With CELERY_TASK_ALWAYS_EAGER nothing is queued: the command says the imports ran."""
+    one = feed_server.serve("/one.xml", rss(numbered_items(2)))
+    two = feed_server.serve("/two.xml", rss(numbered_items(1)))
+
+    single, _ = run("import_feeds", one)
+    both, _ = run("import_feeds", one, two)
+
+    assert single.strip() == "Imported 1 feed in this process (CELERY_TASK_ALWAYS_EAGER)."
+    assert both.strip() == "Imported 2 feeds in this process (CELERY_TASK_ALWAYS_EAGER)."
+    assert "Queued" not in single + both
+    assert Post.objects.count() == 3
 
 
 def test_import_feeds_with_the_broker_down_is_a_clear_error(use_broker):

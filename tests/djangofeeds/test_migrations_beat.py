@@ -15,7 +15,11 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.test import override_settings
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.project_wiring]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.project_wiring,
+    pytest.mark.beat,
+]
 
 BEFORE_21 = {
     "djangofeeds": "tests.support.migrations_before_21.djangofeeds",

@@ -291,6 +291,7 @@ def test_cleanup_task_prunes_posts_runs_and_results(feed_server, settings):
 
 
 @pytest.mark.project_wiring
+@pytest.mark.beat
 def test_cleanup_and_result_expiry_are_on_the_beat_schedule(settings):
     """Cleanup runs hourly from beat, and results expire after a day."""
     from django_celery_beat.models import PeriodicTask

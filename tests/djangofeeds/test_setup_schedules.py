@@ -46,6 +46,7 @@ def entries():
     }
 
 
+@pytest.mark.beat
 def test_setup_schedules_creates_the_entries_of_both_apps():
     """Each app's BEAT_SCHEDULE becomes an entry: the 5-second tick expiring after 4 s,
     the hourly cleanup and lease renewal, the 10-minute sweeper and the daily purge; no
@@ -67,6 +68,7 @@ def test_setup_schedules_creates_the_entries_of_both_apps():
     assert "every 5 seconds" in PeriodicTask.objects.get(name=TICK).description
 
 
+@pytest.mark.beat
 def test_setup_schedules_twice_creates_nothing_and_keeps_an_operators_edits():
     """A second run creates no entry and no interval, and leaves an operator's edits
     (a slower tick, a disabled purge) as they are."""
@@ -86,6 +88,7 @@ def test_setup_schedules_twice_creates_nothing_and_keeps_an_operators_edits():
     assert IntervalSchedule.objects.count() == intervals
 
 
+@pytest.mark.beat
 def test_setup_schedules_reset_puts_the_defaults_back():
     """--reset puts an edited entry back to the app's schedule, without a duplicate."""
     from django_celery_beat.models import IntervalSchedule, PeriodicTask
@@ -101,6 +104,7 @@ def test_setup_schedules_reset_puts_the_defaults_back():
     assert PeriodicTask.objects.count() == 5
 
 
+@pytest.mark.beat
 def test_setup_schedules_of_one_app_and_of_an_unknown_one():
     """App labels limit the command to those apps; a label without a schedule is an error."""
     setup_schedules("blog")
@@ -110,6 +114,7 @@ def test_setup_schedules_of_one_app_and_of_an_unknown_one():
         setup_schedules("auth")
 
 
+@pytest.mark.beat
 def test_setup_schedules_entries_are_what_beat_schedules():
     """django-celery-beat's DatabaseScheduler (the project's CELERY_BEAT_SCHEDULER) reads
     the entries: the tick is due every 5 seconds, with its expiry."""
@@ -143,6 +148,7 @@ def test_setup_schedules_is_one_command_in_both_apps():
     assert blogs.Command is feeds.Command
 
 
+@pytest.mark.beat
 def test_schedule_fields_of_seconds_timedelta_and_crontab():
     """Seconds and timedeltas become intervals in their largest whole unit, a crontab a
     crontab schedule; anything else is refused with a message."""
@@ -163,6 +169,7 @@ def test_schedule_fields_of_seconds_timedelta_and_crontab():
         schedule_fields(0.5)
 
 
+@pytest.mark.beat
 def test_setup_schedules_reset_enables_a_disabled_entry_and_clears_a_fixed_expiry():
     """--reset also re-enables the entry and replaces an expiry date by the app's seconds."""
     from django_celery_beat.models import PeriodicTask

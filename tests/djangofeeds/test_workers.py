@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -177,10 +178,82 @@ def test_import_feeds_wait_shows_progress_a_table_and_fails_on_a_failure(
     lines = out.getvalue().splitlines()
     assert sum("/2 " in line for line in lines) == 2  # one progress line per finished import
     assert "[####################] 2/2" in out.getvalue()
-    table = {line.split()[0]: line for line in lines if line.startswith("http")}
+    table = table_of(out)
     assert table[good].split()[1:4] == ["imported", "2", "0"]
     assert "failed" in table[missing] and "404" in table[missing]
     assert {run.worker for run in ImportRun.objects.all()} != {"manage.py"}  # the workers did it
+
+
+def table_of(out):
+    """import_feeds' table, ``{url: its line}``."""
+    lines = out.getvalue().splitlines()
+    return {line.split()[0]: line for line in lines if line.startswith("http")}
+
+
+@pytest.fixture
+def no_result_backend():
+    """This process and its workers without a result backend, as a host wired as the README
+    shows it (no django-celery-results): AsyncResult can tell nothing."""
+    app = import_feed.app
+    kept = app.conf.result_backend
+    app.conf.result_backend = "disabled"
+    vars(app._local).pop("backend", None)  # the app makes its backend anew from the setting
+    try:
+        yield {"CELERY_RESULT_BACKEND": "disabled"}
+    finally:
+        app.conf.result_backend = kept
+        vars(app._local).pop("backend", None)
+
+
+def test_import_feeds_wait_without_a_result_backend_follows_the_import_runs(
+    feed_server, memcached_cache, worker_factory, no_result_backend
+):
+    """With no result backend, --wait follows each import through its ImportRun: the
+    table, the progress and the exit status are those of the imports themselves."""
+    from celery.backends.base import DisabledBackend
+
+    assert isinstance(import_feed.app.backend, DisabledBackend)
+    feeds_worker(worker_factory, memcached_cache, **no_result_backend)
+    good = feed_server.serve("/good.xml", rss(numbered_items(3)))
+    missing = feed_server.url("/missing.xml")
+    out = io.StringIO()
+
+    with pytest.raises(CommandError, match="1 of 2 imports failed"):
+        call_command("import_feeds", good, missing, "--wait", "--timeout", "60", stdout=out)
+
+    assert "[####################] 2/2" in out.getvalue()
+    table = {
+        line.split()[0]: line for line in out.getvalue().splitlines() if line.startswith("http")
+    }
+    assert table[good].split()[1:4] == ["imported", "3", "0"]
+    assert "failed" in table[missing] and "404" in table[missing]
+    assert Post.objects.filter(feed__url=good).count() == 3
+    assert {run.worker for run in ImportRun.objects.all()} != {"manage.py"}  # the workers did it
+
+
+def test_import_feeds_wait_without_a_result_backend_tells_a_retry(
+    feed_server, memcached_cache, worker_factory, no_result_backend
+):
+    """A retried import (the lock cache down) is told from its failed run, still claimed, and
+    waited for until the retry imports the feed."""
+    feeds_worker(worker_factory, memcached_cache, **no_result_backend)
+    url = feed_server.serve("/locked-out.xml", rss(numbered_items(1)))
+    memcached_cache.stop()
+    out = io.StringIO()
+    restart = threading.Timer(4, memcached_cache.start)
+    restart.start()
+    try:
+        call_command("import_feeds", url, "--wait", "--timeout", "90", stdout=out)
+    finally:
+        restart.join()
+
+    retries = [line for line in out.getvalue().splitlines() if "will be retried" in line]
+    assert retries and retries[0].startswith(f"{url} will be retried: not imported: the lock")
+    table = {
+        line.split()[0]: line for line in out.getvalue().splitlines() if line.startswith("http")
+    }
+    assert table[url].split()[1:3] == ["imported", "1"]
+    assert feed_server.hits("/locked-out.xml") == 1
 
 
 @pytest.mark.project_wiring
@@ -213,7 +286,7 @@ def test_stale_lock_holder_frozen_past_its_lease_cannot_overwrite_newer_data(
         os.kill(stale.pid, signal.SIGCONT)
     output, _ = stale.communicate(timeout=60)
 
-    assert stale.returncode == 1, output  # "1 of 1 imports failed"
+    assert stale.returncode == 1, output  # "1 of 1 import failed"
     refused = ImportRun.objects.get(worker="manage.py")
     assert refused.outcome == Outcome.FAILED and "newer import" in refused.error
     assert sorted(Post.objects.values_list("guid", flat=True)) == ["new-0", "new-1", "new-2"]
@@ -238,7 +311,7 @@ def test_import_feeds_wait_names_the_imports_still_running(
     )
 
     assert str(refused.value).splitlines() == [
-        "1 imports still running after 8s:",
+        "1 import still running after 8s:",
         f"  {slow}",
     ]
 
@@ -252,7 +325,7 @@ def test_import_feeds_wait_shows_a_retry_and_its_reason(
     memcached_cache.stop()
     out = io.StringIO()
 
-    with pytest.raises(CommandError, match="1 imports still running after 8s"):
+    with pytest.raises(CommandError, match="1 import still running after 8s"):
         call_command("import_feeds", url, "--wait", "--timeout", "8", stdout=out)
     memcached_cache.start()  # the retries end with an import
     wait_until(

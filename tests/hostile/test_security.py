@@ -171,7 +171,7 @@ def test_ssrf_rules_apply_to_opml_imports_too(feed_server, settings, tmp_path):
     call_command("opml_import", str(path), "--no-discover", stdout=io.StringIO())
 
     assert set(Feed.objects.values_list("url", flat=True)) == set(refused_when_fetched)
-    with pytest.raises(CommandError, match="1 of 1 imports failed"):
+    with pytest.raises(CommandError, match="1 of 1 import failed"):
         call_command("import_feeds", "--all", "--sync")
     assert "localhost resolves to a non-public address" in ImportRun.objects.get().error
     assert feed_server.requests == []

@@ -155,6 +155,7 @@ def test_compose_workers_scale_and_beat_does_not(compose):
     assert "deploy" not in compose["services"]["worker-feeds"]
 
 
+@pytest.mark.beat
 def test_compose_beat_and_migrate_commands_exist(compose):
     """beat runs the project's app (scheduler from settings); the migrate service runs
     manage.py migrate, then setup_schedules (beat's entries), both existing commands."""
@@ -201,7 +202,13 @@ def test_docs_configuration_table_lists_every_variable():
 
 def test_requirements_are_pinned():
     """Every requirement is pinned to one version."""
-    for name in ("requirements.txt", "requirements-dev.txt"):
+    for name in (
+        "requirements.txt",
+        "requirements-common.txt",
+        "requirements-dev.txt",
+        "requirements-test.txt",
+        "requirements-django61.txt",
+    ):
         for line in (BASE / name).read_text().splitlines():
             line = line.split("#")[0].strip()
             if line and not line.startswith("-r "):

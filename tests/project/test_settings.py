@@ -1,6 +1,7 @@
 """Settings from the environment: production safety, and a broker outage that fails fast."""
 
 import json
+import re
 import secrets
 
 import pytest
@@ -24,6 +25,18 @@ def test_check_deploy_warns_when_https_is_switched_off():
     result = run_python(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], **env)
     assert result.returncode != 0
     assert "security.W008" in result.stdout + result.stderr
+
+
+def test_check_deploy_warns_when_private_hosts_are_allowed():
+    """Feeds on private addresses in production are reported (djangofeeds.W002), only there."""
+    env = production_env() | {"DJANGOFEEDS_ALLOW_PRIVATE_HOSTS": "1"}
+    deploy = run_python(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], **env)
+    plain = run_python(["manage.py", "check", "--fail-level", "WARNING"], **env)
+
+    assert deploy.returncode != 0
+    assert "djangofeeds.W002" in deploy.stdout + deploy.stderr
+    assert "DJANGOFEEDS_ALLOW_PRIVATE_HOSTS is on" in deploy.stdout + deploy.stderr
+    assert plain.returncode == 0 and "W002" not in plain.stdout + plain.stderr
 
 
 def test_dev_secret_key_is_refused_with_debug_off():
@@ -125,7 +138,8 @@ def test_env_file_without_a_secret_stays_strict_with_debug_off(tmp_path):
 
 
 def test_make_runs_env_file_is_clean_for_check_deploy_with_debug_off(tmp_path):
-    """The env file make run writes, with DJANGO_DEBUG=0 exported, passes check --deploy."""
+    """The env file make run writes, with DJANGO_DEBUG=0 exported, passes check --deploy but
+    for one warning, true of it: it lets feeds on local servers in (djangofeeds.W002)."""
     env_file = tmp_path / ".env.local"
     code = "from project import localenv; print(localenv.ensure_dev_file())"
     created = run_python(["-c", code], DJANGO_ENV_FILE=str(env_file))
@@ -136,4 +150,27 @@ def test_make_runs_env_file_is_clean_for_check_deploy_with_debug_off(tmp_path):
         DJANGO_ENV_FILE=str(env_file),
         DJANGO_DEBUG="0",
     )
-    assert result.returncode == 0, result.stdout + result.stderr
+    issues = re.findall(r"\(([\w.]+)\)", result.stdout + result.stderr)
+    assert result.returncode != 0 and issues == ["djangofeeds.W002"], result.stdout + result.stderr
+
+
+def test_on_the_newest_django_the_apps_deprecations_fail_their_test():
+    """On Django 6.1 a deprecation raised from the apps' own modules is an error (conftest);
+    one raised elsewhere, or on 5.2, stays a warning."""
+    import warnings
+
+    import django
+
+    def warn_from(module):
+        warnings.warn_explicit("old API", DeprecationWarning, f"{module}.py", 1, module=module)
+
+    with warnings.catch_warnings(record=True):
+        warn_from("some_library.models")  # not ours: never an error
+    if django.VERSION >= (6, 1):
+        for module in ("djangofeeds.storage", "blog.views", "djangofeeds"):
+            with pytest.raises(DeprecationWarning):
+                warn_from(module)
+    else:
+        with warnings.catch_warnings(record=True) as caught:
+            warn_from("djangofeeds.storage")
+        assert [str(warning.message) for warning in caught] == ["old API"]

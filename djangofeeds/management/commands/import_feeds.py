@@ -1,15 +1,22 @@
 """``manage.py import_feeds [URL...] [--all|--due] [--sync] [--wait]``: import feeds now.
 
-With neither URLs nor ``--all``, the due feeds are imported (``--due``).
+With neither URLs nor ``--all``, the due feeds are imported (``--due``). ``--wait``
+follows each import through Celery's result backend, or, in a host without one,
+through the import runs the app records itself (``ImportRun.task_id``).
 """
 
 import time
 
+from celery import current_app
+from celery.backends.base import DisabledBackend
+from celery.result import EagerResult
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from djangofeeds.dispatch import IMPORT_FEED, enqueue_imports
 from djangofeeds.locks import LockUnavailable
-from djangofeeds.models import Feed, Outcome
+from djangofeeds.models import Feed, ImportRun, Outcome
 from djangofeeds.runner import run_import
 from djangofeeds.runs import failed_reply, reply
 
@@ -47,18 +54,23 @@ class Command(BaseCommand):
             results = self.import_and_wait(urls, options["timeout"])
         else:
             queued, waiting = self.enqueue(urls)
-            self.stdout.write(
-                self.style.SUCCESS(f"Queued {len(queued)} imports ({len(waiting)} already queued).")
-            )
+            self.stdout.write(self.style.SUCCESS(sent_message(queued, waiting)))
             return
         self.print_table(results)
         failed = sum(1 for result in results if result["status"] == Outcome.FAILED)
         if failed:
-            raise CommandError(f"{failed} of {len(results)} imports failed")
+            raise CommandError(
+                ngettext(
+                    "%(failed)d of %(total)d import failed",
+                    "%(failed)d of %(total)d imports failed",
+                    len(results),
+                )
+                % {"failed": failed, "total": len(results)}
+            )
 
     def select(self, urls, options):
         if urls and (options["all"] or options["due"]):
-            raise CommandError("give feed URLs or --all/--due, not both")
+            raise CommandError(_("give feed URLs or --all/--due, not both"))
         if options["all"]:
             urls = Feed.objects.active().values_list("url", flat=True)
         elif options["due"] or not urls:
@@ -81,40 +93,52 @@ class Command(BaseCommand):
         try:
             return enqueue_imports(urls)
         except Exception as exc:  # the broker or the cache is down
-            raise CommandError(f"could not queue the imports: {type(exc).__name__}: {exc}") from exc
+            error = f"{type(exc).__name__}: {exc}"
+            raise CommandError(_("could not queue the imports: %s") % error) from exc
 
     def import_and_wait(self, urls, timeout):
         queued, waiting = self.enqueue(urls)
         if waiting:
-            self.stdout.write(f"{len(waiting)} feeds were already queued; not waiting for them.")
+            self.stdout.write(
+                ngettext(
+                    "%d feed was already queued; not waiting for it.",
+                    "%d feeds were already queued; not waiting for them.",
+                    len(waiting),
+                )
+                % len(waiting)
+            )
+        watch = TaskResults() if results_are_kept(queued) else ImportRuns(queued)
         bar = ProgressBar(self.stdout, len(queued), enabled=self.verbosity > 0)
         pending, results = dict(queued), {}
-        states = {}  # the last state seen of each import: a retry is told once
+        told = {}  # the retry each import is in, told once
         deadline = time.monotonic() + timeout
         while pending:
+            watch.refresh(pending)
             for url, async_result in list(pending.items()):
-                if async_result.ready():
+                result, retry = watch.outcome(url, async_result)
+                if result is not None:
                     del pending[url]
-                    results[url] = self.outcome(url, async_result)
-                    bar.step(f"{url} {results[url]['status']}")
+                    results[url] = result
+                    bar.step(f"{url} {result['status']}")
                     continue
-                state = async_result.state
-                if state == "RETRY" and states.get(url) != "RETRY":
-                    bar.note(f"{url} will be retried: {async_result.info}")
-                states[url] = state
+                if retry is not None and told.get(url) != retry:
+                    bar.note(
+                        _("%(url)s will be retried: %(reason)s") % {"url": url, "reason": retry}
+                    )
+                told[url] = retry
             if pending and time.monotonic() > deadline:
                 still = "".join(f"\n  {url}" for url in pending)
                 raise CommandError(
-                    f"{len(pending)} imports still running after {timeout:g}s:{still}"
+                    ngettext(
+                        "%(count)d import still running after %(timeout)ss:",
+                        "%(count)d imports still running after %(timeout)ss:",
+                        len(pending),
+                    )
+                    % {"count": len(pending), "timeout": f"{timeout:g}"}
+                    + still
                 )
             time.sleep(0.2)
         return [results[url] for url, _ in queued]
-
-    def outcome(self, url, async_result):
-        if async_result.successful():
-            return async_result.result
-        error = f"{type(async_result.result).__name__}: {async_result.result}"
-        return failed_reply(url, error)
 
     def print_table(self, results):
         if self.verbosity == 0 or not results:
@@ -129,6 +153,84 @@ class Command(BaseCommand):
                 f"{result.get('error', '')}"
             )
             self.stdout.write(style(line.rstrip()))
+
+
+def sent_message(queued, waiting):
+    """What the command says once the imports are sent: true in eager mode too."""
+    count = len(queued)
+    if queued and all(isinstance(result, EagerResult) for _, result in queued):
+        # CELERY_TASK_ALWAYS_EAGER: each import ran in this process as it was sent.
+        text = ngettext(
+            "Imported %d feed in this process (CELERY_TASK_ALWAYS_EAGER)",
+            "Imported %d feeds in this process (CELERY_TASK_ALWAYS_EAGER)",
+            count,
+        )
+    else:
+        text = ngettext("Queued %d import", "Queued %d imports", count)
+    text %= count
+    if waiting:
+        already = ngettext("%d was already queued", "%d were already queued", len(waiting))
+        text = f"{text} ({already % len(waiting)})"
+    return f"{text}."
+
+
+def results_are_kept(queued):
+    """Whether Celery's result backend can tell how each import ended."""
+    eager = all(isinstance(result, EagerResult) for _, result in queued)
+    return eager or not isinstance(current_app.backend, DisabledBackend)
+
+
+class TaskResults:
+    """Each import's end as Celery's result backend has it: its return value."""
+
+    def refresh(self, pending):
+        pass  # each AsyncResult asks the backend itself
+
+    def outcome(self, url, async_result):
+        """``(reply or None, retry reason or None)``."""
+        if async_result.ready():
+            if async_result.successful():
+                return async_result.result, None
+            error = f"{type(async_result.result).__name__}: {async_result.result}"
+            return failed_reply(url, error), None
+        if async_result.state == "RETRY":
+            return None, str(async_result.info)
+        return None, None
+
+
+class ImportRuns:
+    """Each import's end as the app records it, for a host without a result backend.
+
+    Every attempt of ``import_feed`` writes an ``ImportRun`` under its task id.
+    A failed attempt whose feed is still claimed will be retried (the lock cache
+    was unreachable); any other run is the import's last.
+    """
+
+    def __init__(self, queued):
+        urls = [url for url, _ in queued]
+        self.feed_pks = dict(Feed.objects.filter(url__in=urls).values_list("url", "pk"))
+        self.runs, self.claimed = {}, set()
+
+    def refresh(self, pending):
+        ids = [result.id for result in pending.values()]
+        self.runs = {}
+        for run in ImportRun.objects.filter(task_id__in=ids).order_by("started_at", "pk"):
+            self.runs[run.task_id] = run  # the newest attempt of each task
+        pks = [self.feed_pks[url] for url in pending if url in self.feed_pks]
+        self.claimed = set(
+            Feed.objects.filter(pk__in=pks, claimed_at__isnull=False).values_list("pk", flat=True)
+        )
+
+    def outcome(self, url, async_result):
+        run = self.runs.get(async_result.id)
+        if run is None:
+            return None, None
+        if run.outcome == Outcome.FAILED and self.feed_pks.get(url) in self.claimed:
+            return None, run.error
+        reply = {"status": run.outcome, "url": url, "created": run.created, "updated": run.updated}
+        if run.error:
+            reply["error"] = run.error
+        return reply, None
 
 
 class ProgressBar:
