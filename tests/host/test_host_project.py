@@ -16,6 +16,13 @@ pytestmark = [pytest.mark.host, pytest.mark.timeout(900)]
 
 FEEDS_SETTINGS = """
 INSTALLED_APPS += ["djangofeeds"]
+# The README's lock cache for a host with nothing else to run ("A cache for the locks").
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "djangofeeds_cache",
+    }
+}
 # The test's feed server listens on 127.0.0.1. djangofeeds refuses loopback and
 # private addresses by default (a feed URL must not reach into the host's own
 # network); this host trusts the test's server: the one setting it changes.
@@ -68,8 +75,10 @@ print(json.dumps(checked))
 
 
 def set_up(project, release):
-    """check, migrate (deprecation warnings as errors on 6.1) and a superuser."""
-    project.manage("check", strict=release.strict)
+    """check (no issue: the settings follow the README), migrate (deprecation warnings as
+    errors on 6.1) and a superuser."""
+    checked = project.manage("check", strict=release.strict)
+    assert "System check identified no issues" in checked.stdout, checked.stdout + checked.stderr
     project.manage("migrate", "--noinput", strict=release.strict)
     project.create_superuser()
 
@@ -82,6 +91,7 @@ def test_djangofeeds_host_imports_and_shows_feeds(host, feed_server, tmp_path):
     )
     project.add_settings(FEEDS_SETTINGS)
     project.include_urls("feeds/", "djangofeeds.urls")
+    project.manage("createcachetable")
     set_up(project, host.release)
     url = feed_server.serve("/host.xml", rss(numbered_items(3, prefix="hosted"), title="Host feed"))
 
@@ -94,6 +104,14 @@ def test_djangofeeds_host_imports_and_shows_feeds(host, feed_server, tmp_path):
     feed_id, posts = map(int, counts.split())
     assert posts == 3, f"import_feeds --sync stored {posts} posts of 3"
     assert feed_server.hits("/host.xml") >= 1
+    # The feed changes: its second import finds the posts it knows (Django 6.1 crashed here).
+    feed_server.serve("/host.xml", rss(numbered_items(4, prefix="hosted"), title="Host feed"))
+    again = project.manage("import_feeds", url, "--sync", strict=host.release.strict)
+    assert "imported" in again.stdout and "failed" not in again.stdout, again.stdout
+    posts = project.shell(
+        "from djangofeeds.models import Post; print(Post.objects.count())", what="post count"
+    )
+    assert posts == "4", f"the second import left {posts} posts of 4"
 
     with project.server() as visitor:
         assert "Hosted 0" in visitor.get("/feeds/").text
