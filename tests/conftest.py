@@ -35,13 +35,10 @@ PROJECT_WIRING = {
 # django-celery-beat 2.9.0 requires Django < 6.1: where it cannot be installed, the
 # tests marked `beat` (its models, its scheduler) are not applicable, and counted so.
 BEAT_INSTALLED = find_spec("django_celery_beat") is not None
+NOT_APPLICABLE = pytest.StashKey[int]()
 
 
 def pytest_configure(config):
-    if not BEAT_INSTALLED:
-        # Through -m, so that pytest (and pytest-xdist's controller) counts them as deselected.
-        given = config.option.markexpr
-        config.option.markexpr = f"({given}) and not beat" if given else "not beat"
     import django
 
     if django.VERSION >= (6, 1):
@@ -52,13 +49,44 @@ def pytest_configure(config):
             )
 
 
-def pytest_report_header(config):
-    if not BEAT_INSTALLED:
-        return "django-celery-beat is not installed: the tests marked beat are not applicable"
-    return None
-
-
+@pytest.hookimpl(trylast=True)  # after -m: count only what this run would have run
 def pytest_collection_modifyitems(config, items):
+    leave_out_project_wiring(config, items)
+    leave_out_beat(config, items)
+
+
+def leave_out_beat(config, items):
+    """Without django-celery-beat, leave out the tests marked beat, and count them."""
+    if BEAT_INSTALLED:
+        return
+    beat = [item for item in items if item.get_closest_marker("beat")]
+    if beat:
+        config.hook.pytest_deselected(items=beat)
+        items[:] = [item for item in items if item not in beat]
+    config.stash[NOT_APPLICABLE] = len(beat)
+    if hasattr(config, "workeroutput"):  # a pytest-xdist worker tells its controller
+        config.workeroutput["not_applicable"] = len(beat)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist's controller: each worker collected the same tests; one count is it."""
+    if "not_applicable" in getattr(node, "workeroutput", {}):
+        node.config.stash[NOT_APPLICABLE] = node.workeroutput["not_applicable"]
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    count = config.stash.get(NOT_APPLICABLE, None)
+    if count is not None:
+        import django
+
+        terminalreporter.write_line(
+            f"{count} tests not applicable on Django {django.get_version()}: they need "
+            "django-celery-beat, which requires Django < 6.1 (marked beat)"
+        )
+
+
+def leave_out_project_wiring(config, items):
     """Under a host's settings, leave out the tests that need the project's wiring."""
     if hasattr(settings, "TEST_QUEUE_SUFFIX"):
         return  # the project's own test settings: everything runs
