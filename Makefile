@@ -27,7 +27,10 @@ help:
 	@echo "make test    install missing system packages and dev requirements, run the test suite"
 	@echo "             (DJANGO=6.1: on Django 6.1 and Python 3.13, in .venv-django61)"
 	@echo "make lint    ruff check and ruff format --check"
+	@echo "make typecheck  mypy (django-stubs) on the apps' typed API (pyproject.toml [tool.mypy])"
 	@echo "make format  ruff format and ruff check --fix"
+	@echo "make dist    build the sdist and the wheel into dist/, twine check --strict both"
+	@echo "make docs    build the docs site into site/ (mkdocs, strict: broken links fail)"
 	@echo "make bench   run the benchmarks in bench/"
 	@echo "make screenshots  refresh docs/screenshots/ (the pages, in chromium)"
 
@@ -61,9 +64,25 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# The files and strictness are pyproject.toml's [tool.mypy].
+.PHONY: typecheck
+typecheck: $(VENV)/.installed-dev
+	$(BIN)/mypy
+
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+# The release: the sdist and the wheel in dist/, their metadata and README checked as
+# the package index renders them (docs/development.md, Releasing).
+.PHONY: dist
+dist: $(VENV)/.installed-dev
+	rm -rf dist && $(BIN)/python -m build --outdir dist . && $(BIN)/twine check --strict dist/*
+
+# The docs as a site in site/ (mkdocs.yml): a broken link or anchor fails the build.
+.PHONY: docs
+docs: $(VENV)/.installed-dev
+	$(BIN)/mkdocs build --strict
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python bench/run.py
@@ -73,4 +92,4 @@ screenshots: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest tests/browser/screenshots.py -q
 
 clean:
-	rm -rf .venv .venv-django61 var staticfiles .pytest_cache .ruff_cache
+	rm -rf .venv .venv-django61 var staticfiles .pytest_cache .ruff_cache .mypy_cache

@@ -7,7 +7,8 @@ from django.db import models
 from django.db.models import Count, Exists, OuterRef, Q
 from django.template.defaultfilters import truncatechars
 from django.utils import timezone
-from django.utils.translation import ngettext
+from django.utils.translation import gettext, ngettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from blog import conf, moderation
 from blog.models import Comment, CommentEvent, Entry
@@ -25,7 +26,7 @@ class EntryAdmin(SafeDateHierarchy, admin.ModelAdmin):
 
 class CommentEventInline(admin.TabularInline):
     model = CommentEvent
-    verbose_name_plural = "history (checks and moderator decisions)"
+    verbose_name_plural = _("history (checks and moderator decisions)")
     fields = ["created_at", "kind", "actor", "detail"]
     readonly_fields = fields
     extra = 0
@@ -41,7 +42,7 @@ class CommentEventInline(admin.TabularInline):
 class NeedsAttentionFilter(admin.SimpleListFilter):
     """Comments a moderator should look at, with how many each choice has."""
 
-    title = "needs attention"
+    title = _("needs attention")
     parameter_name = "attention"
 
     def problems(self):
@@ -63,8 +64,15 @@ class NeedsAttentionFilter(admin.SimpleListFilter):
         )
         minutes = conf.BLOG_SPAM_RECHECK_AFTER_MINUTES
         return [
-            ("pending_long", f"pending over {minutes} min ({counts['pending_long']})"),
-            ("check_failed", f"pending, check failed ({counts['check_failed']})"),
+            (
+                "pending_long",
+                gettext("pending over %(minutes)d min (%(count)d)")
+                % {"minutes": minutes, "count": counts["pending_long"]},
+            ),
+            (
+                "check_failed",
+                gettext("pending, check failed (%(count)d)") % {"count": counts["check_failed"]},
+            ),
         ]
 
     def queryset(self, request, queryset):
@@ -75,17 +83,21 @@ class NeedsAttentionFilter(admin.SimpleListFilter):
 
 
 def report(modeladmin, request, changed, selected, done, skipped_because):
-    """One message per action: how many changed, and why the others did not."""
-    text = ngettext("%(count)d comment %(done)s.", "%(count)d comments %(done)s.", changed) % {
-        "count": changed,
-        "done": done,
-    }
+    """One message per action: how many changed, and why the others did not.
+
+    ``done`` and ``skipped_because`` are whole sentences counted by ``%(count)d``
+    (``ngettext_lazy(..., "count")``): each language words and agrees them its own way.
+    """
+    text = done % {"count": changed}
     level = messages.SUCCESS if changed else messages.WARNING
     if skipped := selected - changed:
-        text += " " + ngettext(
-            "%(count)d skipped: %(why)s.", "%(count)d skipped: %(why)s.", skipped
-        ) % {"count": skipped, "why": skipped_because}
+        text += " " + skipped_because % {"count": skipped}
     modeladmin.message_user(request, text, level)
+
+
+NOT_PENDING = ngettext_lazy(
+    "%(count)d skipped: not pending.", "%(count)d skipped: not pending.", "count"
+)
 
 
 @admin.register(Comment)
@@ -120,28 +132,72 @@ class CommentAdmin(SafeDateHierarchy, admin.ModelAdmin):
     # Each needs the "change comment" permission: a view-only moderator cannot run them.
     actions = ["mark_spam", "mark_ham", "recheck", "publish"]
 
-    @admin.display(description="comment")
+    @admin.display(description=_("comment"))
     def excerpt(self, obj):
         return truncatechars(obj.comment, 80)
 
-    @admin.action(description="Mark as spam (and tell Akismet)", permissions=["change"])
+    @admin.action(description=_("Mark as spam (and tell Akismet)"), permissions=["change"])
     def mark_spam(self, request, queryset):
         count = moderation.mark_spam(queryset, actor=request.user)
-        report(self, request, count, len(queryset), "marked as spam", "already spam")
+        report(
+            self,
+            request,
+            count,
+            len(queryset),
+            ngettext_lazy(
+                "%(count)d comment marked as spam.", "%(count)d comments marked as spam.", "count"
+            ),
+            ngettext_lazy(
+                "%(count)d skipped: already spam.", "%(count)d skipped: already spam.", "count"
+            ),
+        )
 
     @admin.action(
-        description="Mark as not spam and publish (and tell Akismet)", permissions=["change"]
+        description=_("Mark as not spam and publish (and tell Akismet)"), permissions=["change"]
     )
     def mark_ham(self, request, queryset):
         count = moderation.mark_ham(queryset, actor=request.user)
-        report(self, request, count, len(queryset), "marked as not spam", "already published")
+        report(
+            self,
+            request,
+            count,
+            len(queryset),
+            ngettext_lazy(
+                "%(count)d comment marked as not spam.",
+                "%(count)d comments marked as not spam.",
+                "count",
+            ),
+            ngettext_lazy(
+                "%(count)d skipped: already published.",
+                "%(count)d skipped: already published.",
+                "count",
+            ),
+        )
 
-    @admin.action(description="Re-check for spam", permissions=["change"])
+    @admin.action(description=_("Re-check for spam"), permissions=["change"])
     def recheck(self, request, queryset):
         count = moderation.recheck(queryset, actor=request.user, detail="asked by a moderator")
-        report(self, request, count, len(queryset), "sent for re-checking", "not pending")
+        report(
+            self,
+            request,
+            count,
+            len(queryset),
+            ngettext_lazy(
+                "%(count)d comment sent for re-checking.",
+                "%(count)d comments sent for re-checking.",
+                "count",
+            ),
+            NOT_PENDING,
+        )
 
-    @admin.action(description="Publish", permissions=["change"])
+    @admin.action(description=_("Publish"), permissions=["change"])
     def publish(self, request, queryset):
         count = moderation.publish(queryset, actor=request.user)
-        report(self, request, count, len(queryset), "published", "not pending")
+        report(
+            self,
+            request,
+            count,
+            len(queryset),
+            ngettext_lazy("%(count)d comment published.", "%(count)d comments published.", "count"),
+            NOT_PENDING,
+        )

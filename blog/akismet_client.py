@@ -10,11 +10,15 @@ BLOG_AKISMET_KEY_RETRY_AFTER seconds, and is recorded in the cache, where
 ``/healthz`` reads it.
 """
 
+from __future__ import annotations
+
 import hashlib
 import logging
 import os
 import threading
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import akismet
 import httpx
@@ -24,17 +28,23 @@ from blog import conf
 from blog.spam import build_payload
 from blog.spam_backends import Refused, SpamBackend, TemporaryFailure, Verdict
 
+if TYPE_CHECKING:
+    from blog.models import Comment
+
+T = TypeVar("T")
+
 logger = logging.getLogger(__name__)
 
 MISCONFIGURED_KEY = "blog:akismet-misconfigured"
 USER_AGENT = f"djangofeeds-blog | {akismet.USER_AGENT}"
 
 _lock = threading.Lock()
-_client = None
-_failure = None  # (when, exception) of this process's last failed key check
+_client: akismet.SyncClient | None = None
+# (when, exception) of this process's last failed key check
+_failure: tuple[float, akismet.ConfigurationError] | None = None
 
 
-def in_use():
+def in_use() -> bool:
     """True when an API key is configured: Akismet judges, not the local rules."""
     return bool(conf.AKISMET_API_KEY)
 
@@ -42,11 +52,11 @@ def in_use():
 class RebasedTransport(httpx.HTTPTransport):
     """Sends each request to AKISMET_API_URL: the library hard-codes rest.akismet.com."""
 
-    def __init__(self, base_url, **kwargs):
+    def __init__(self, base_url: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.base = httpx.URL(base_url)
 
-    def handle_request(self, request):
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
         prefix = self.base.path.rstrip("/")
         request.url = request.url.copy_with(
             scheme=self.base.scheme,
@@ -65,7 +75,7 @@ class RebasedTransport(httpx.HTTPTransport):
 CONNECTIONS = httpx.Limits(max_connections=100, max_keepalive_connections=100)
 
 
-def _new_client():
+def _new_client() -> akismet.SyncClient:
     http = httpx.Client(
         headers={"User-Agent": USER_AGENT},
         timeout=conf.BLOG_AKISMET_TIMEOUT,
@@ -79,7 +89,7 @@ def _new_client():
         raise
 
 
-def get_client():
+def get_client() -> akismet.SyncClient:
     """This process's validated client: verify-key runs once, not per call."""
     global _client, _failure
     with _lock:
@@ -99,7 +109,7 @@ def get_client():
         return _client
 
 
-def reset_client():
+def reset_client() -> None:
     """Forget the client: the next call verifies the key again."""
     global _client, _failure
     with _lock:
@@ -111,7 +121,7 @@ def reset_client():
 os.register_at_fork(after_in_child=reset_client)
 
 
-def call(operation):
+def call(operation: Callable[[akismet.SyncClient], T]) -> T:
     """``operation(client)`` with this process's client; a key refused now is recorded."""
     global _client, _failure
     client = get_client()
@@ -128,13 +138,13 @@ def call(operation):
 # --- what /healthz reads ----------------------------------------------------
 
 
-def config_fingerprint():
+def config_fingerprint() -> str:
     """A hash of the Akismet settings, so a fixed key is not reported as still broken."""
     text = "|".join([conf.AKISMET_API_KEY, conf.AKISMET_BLOG_URL, conf.AKISMET_API_URL])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def record_misconfigured(exc):
+def record_misconfigured(exc: Exception) -> None:
     # The library's message quotes the key: only the blog URL is worth showing.
     logger.error(
         "Akismet refused the configuration (key or blog URL %s): %s",
@@ -147,14 +157,14 @@ def record_misconfigured(exc):
         logger.warning("could not record the Akismet misconfiguration in the cache", exc_info=True)
 
 
-def clear_misconfigured():
+def clear_misconfigured() -> None:
     try:
         cache.delete(MISCONFIGURED_KEY)
     except Exception:
         logger.warning("could not clear the Akismet misconfiguration in the cache", exc_info=True)
 
 
-def is_misconfigured():
+def is_misconfigured() -> bool:
     """True when a worker found the current Akismet settings refused."""
     if not in_use():
         return False
@@ -173,7 +183,7 @@ VERDICTS = {
 }
 
 
-def without_key(exc):
+def without_key(exc: Exception) -> str:
     """The exception's message without the API key (the library's refusal quotes it)."""
     text = str(exc)
     return text.replace(conf.AKISMET_API_KEY, "[hidden]") if conf.AKISMET_API_KEY else text
@@ -185,7 +195,7 @@ class AkismetBackend(SpamBackend):
     name = "akismet"
     remote = True
 
-    def ask(self, operation):
+    def ask(self, operation: Callable[[akismet.SyncClient], T]) -> T:
         """``operation(client)``, the library's exceptions turned into the interface's."""
         try:
             return call(operation)
@@ -197,19 +207,20 @@ class AkismetBackend(SpamBackend):
             # Network errors, timeouts, 5xx, and answers that are not Akismet's.
             raise TemporaryFailure(without_key(exc)) from exc
 
-    def check(self, comment, remote_addr=None):
-        payload = build_payload(comment, remote_addr)
+    def check(self, comment: Comment, remote_addr: str | None = None) -> Verdict:
+        # Any: the library types its keyword arguments one by one (a TypedDict).
+        payload: dict[str, Any] = build_payload(comment, remote_addr)
         answer = self.ask(lambda client: client.comment_check(**payload))
         return Verdict(VERDICTS[answer], "", payload)
 
-    def submit_spam(self, comment):
+    def submit_spam(self, comment: Comment) -> bool:
         # The data the check was made with; a comment never checked gets it built now.
         payload = comment.akismet_payload or build_payload(comment)
         return self.ask(lambda client: client.submit_spam(**payload))
 
-    def submit_ham(self, comment):
+    def submit_ham(self, comment: Comment) -> bool:
         payload = comment.akismet_payload or build_payload(comment)
         return self.ask(lambda client: client.submit_ham(**payload))
 
-    def is_misconfigured(self):
+    def is_misconfigured(self) -> bool:
         return is_misconfigured()

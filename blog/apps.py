@@ -1,11 +1,12 @@
 """The blog: entries, and comments checked for spam in the background."""
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class BlogConfig(AppConfig):
     name = "blog"
-    verbose_name = "Blog"
+    verbose_name = _("Blog")
     # The apps' migrations use 64-bit keys, whatever the host's DEFAULT_AUTO_FIELD.
     default_auto_field = "django.db.models.BigAutoField"
 

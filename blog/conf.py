@@ -5,6 +5,8 @@ conf``: the host's setting if it sets one, else the default below. Nothing is
 read at import. docs/configuration.md explains each one.
 """
 
+from collections.abc import Sequence
+
 from django.conf import settings
 
 DEFAULTS = {
@@ -38,8 +40,27 @@ DEFAULTS = {
     "AKISMET_API_URL": "https://rest.akismet.com",
 }
 
+# Each setting's type, as ``conf.<NAME>`` reads it. Annotations only: the names are
+# not defined here, so every read still goes through ``__getattr__``.
+BLOG_COMMENTS_PER_MINUTE: int
+BLOG_TRUSTED_PROXIES: Sequence[str]
+BLOG_SPAM_BACKEND: str | None
+BLOG_AKISMET_TIMEOUT: int
+BLOG_AKISMET_KEY_RETRY_AFTER: int
+BLOG_SPAM_RETRY_BACKOFF: int
+BLOG_SPAM_RETRY_BACKOFF_MAX: int
+BLOG_SPAM_MAX_RETRIES: int
+BLOG_SPAM_RECHECK_AFTER_MINUTES: int
+BLOG_SPAM_PURGE_AFTER_DAYS: int
+BLOG_SPAM_DELETE_BLATANT: bool
+BLOG_SPAM_MAX_LINKS: int
+BLOG_SPAM_BLOCKED_WORDS: Sequence[str]
+AKISMET_API_KEY: str
+AKISMET_BLOG_URL: str
+AKISMET_API_URL: str
 
-def __getattr__(name):
+
+def __getattr__(name: str) -> object:
     if name not in DEFAULTS:
         raise AttributeError(f"blog has no setting {name!r}")
     return getattr(settings, name, DEFAULTS[name])

@@ -3,13 +3,14 @@
 from django.contrib.syndication.views import Feed
 from django.urls import reverse
 from django.utils.html import linebreaks
+from django.utils.translation import gettext_lazy as _
 
 from blog.models import Entry
 
 
 class LatestEntriesFeed(Feed):
-    title = "Blog"
-    description = "The latest entries of the blog."
+    title = _("Blog")
+    description = _("The latest entries of the blog.")
 
     def link(self):
         return reverse("blog:entry_list")

@@ -1,6 +1,7 @@
 """The comment form: explicit fields, length limits and a honeypot."""
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from blog.models import Comment
 from blog.spam import HONEYPOT_FIELD
@@ -12,12 +13,14 @@ class CommentForm(forms.ModelForm):
     """A visitor's comment; ``is_bot`` is True when the hidden honeypot field was filled."""
 
     comment = forms.CharField(
+        label=_("Comment"),
         max_length=MAX_COMMENT_LENGTH,
         widget=forms.Textarea(attrs={"rows": 6}),
         error_messages={
-            "required": "Please write a comment.",
-            "max_length": f"Please keep your comment under {MAX_COMMENT_LENGTH} characters "
-            "(it has %(show_value)d).",
+            "required": _("Please write a comment."),
+            "max_length": _(
+                "Please keep your comment under %(limit_value)d characters (it has %(show_value)d)."
+            ),
         },
     )
 
@@ -25,9 +28,9 @@ class CommentForm(forms.ModelForm):
         required=False,
         max_length=200,
         assume_scheme="https",
-        label="Home page",
+        label=_("Home page"),
         widget=forms.URLInput(attrs={"autocomplete": "url"}),
-        error_messages={"invalid": "Please give a full URL, e.g. https://example.com/."},
+        error_messages={"invalid": _("Please give a full URL, e.g. https://example.com/.")},
     )
 
     class Meta:
@@ -38,22 +41,22 @@ class CommentForm(forms.ModelForm):
             "name": forms.TextInput(attrs={"autocomplete": "name"}),
             "email_address": forms.EmailInput(attrs={"autocomplete": "email"}),
         }
-        help_texts = {"email_address": "Never shown on the page."}
+        help_texts = {"email_address": _("Never shown on the page.")}
         error_messages = {
             "name": {
-                "required": "Please give your name.",
-                "max_length": "Please shorten your name to %(limit_value)d characters.",
+                "required": _("Please give your name."),
+                "max_length": _("Please shorten your name to %(limit_value)d characters."),
             },
             "email_address": {
-                "required": "Please give your email address (it is not shown).",
-                "invalid": "Please give a valid email address.",
+                "required": _("Please give your email address (it is not shown)."),
+                "invalid": _("Please give a valid email address."),
             },
         }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # Hidden from people by the template; bots that fill every field fill it.
-        self.fields[HONEYPOT_FIELD] = forms.CharField(required=False, label="Leave this empty")
+        self.fields[HONEYPOT_FIELD] = forms.CharField(required=False, label=_("Leave this empty"))
 
     @property
     def is_bot(self):

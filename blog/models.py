@@ -1,119 +1,141 @@
 """Blog entries, their comments, and each comment's history of checks and decisions."""
 
+from typing import Self
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 # Paths of blog/urls.py beside <slug>/: an entry with one of these slugs could never be reached.
 RESERVED_SLUGS = frozenset({"feed"})
 
 
-class EntryQuerySet(models.QuerySet):
-    def published(self):
+class EntryQuerySet(models.QuerySet["Entry"]):
+    def published(self) -> Self:
         """Entries a visitor may see: published, and not dated in the future."""
         return self.filter(is_published=True, pub_date__lte=timezone.now())
 
 
 class Entry(models.Model):
-    title = models.CharField(max_length=200)
-    slug = models.SlugField(max_length=200, unique=True)
-    body = models.TextField()
-    pub_date = models.DateTimeField("published", default=timezone.now, db_index=True)
-    is_published = models.BooleanField("published?", default=False)
+    title = models.CharField(_("title"), max_length=200)
+    slug = models.SlugField(_("slug"), max_length=200, unique=True)
+    body = models.TextField(_("body"))
+    pub_date = models.DateTimeField(
+        pgettext_lazy("date", "published"), default=timezone.now, db_index=True
+    )
+    is_published = models.BooleanField(_("published?"), default=False)
 
     objects = EntryQuerySet.as_manager()
 
     class Meta:
         ordering = ["-pub_date"]
-        verbose_name_plural = "entries"
+        verbose_name = _("entry")
+        verbose_name_plural = _("entries")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.title
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return reverse("blog:entry_detail", kwargs={"slug": self.slug})
 
-    def clean(self):
+    def clean(self) -> None:
         if self.slug in RESERVED_SLUGS:
             raise ValidationError(
-                {"slug": f"“{self.slug}” is the address of another page of the blog."}
+                {
+                    "slug": gettext("“%(slug)s” is the address of another page of the blog.")
+                    % {"slug": self.slug}
+                }
             )
 
 
-class CommentQuerySet(models.QuerySet):
-    def published(self):
+class CommentQuerySet(models.QuerySet["Comment"]):
+    def published(self) -> Self:
         """Comments a visitor may see."""
         return self.filter(status=Comment.Status.PUBLISHED)
 
-    def pending(self):
+    def pending(self) -> Self:
         return self.filter(status=Comment.Status.PENDING)
 
-    def spam(self):
+    def spam(self) -> Self:
         return self.filter(status=Comment.Status.SPAM)
 
 
 class Comment(models.Model):
     class Status(models.TextChoices):
-        PENDING = "pending", "pending"
-        PUBLISHED = "published", "published"
-        SPAM = "spam", "spam"
+        PENDING = "pending", _("pending")
+        PUBLISHED = "published", _("published")
+        SPAM = "spam", _("spam")
 
-    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="comments")
-    name = models.CharField(max_length=64)
-    email_address = models.EmailField("email address")
-    homepage = models.URLField("home page", blank=True)
-    comment = models.TextField()
-    pub_date = models.DateTimeField("posted", default=timezone.now, db_index=True)
-    status = models.CharField(max_length=16, choices=Status, default=Status.PENDING)
+    entry = models.ForeignKey(
+        Entry, on_delete=models.CASCADE, related_name="comments", verbose_name=_("entry")
+    )
+    name = models.CharField(_("name"), max_length=64)
+    email_address = models.EmailField(_("email address"))
+    homepage = models.URLField(_("home page"), blank=True)
+    comment = models.TextField(_("comment"))
+    pub_date = models.DateTimeField(_("posted"), default=timezone.now, db_index=True)
+    status = models.CharField(_("status"), max_length=16, choices=Status, default=Status.PENDING)
     # Blatant spam (Akismet's "discard"): kept only when BLOG_SPAM_DELETE_BLATANT is off.
-    is_blatant = models.BooleanField(default=False)
-    user_ip = models.GenericIPAddressField("IP address", null=True, blank=True)
-    user_agent = models.TextField(blank=True)
-    referrer = models.TextField(blank=True)
-    spam_checked_at = models.DateTimeField("checked at", null=True, blank=True)
+    is_blatant = models.BooleanField(_("is blatant"), default=False)
+    user_ip = models.GenericIPAddressField(_("IP address"), null=True, blank=True)
+    user_agent = models.TextField(_("user agent"), blank=True)
+    referrer = models.TextField(_("referrer"), blank=True)
+    spam_checked_at = models.DateTimeField(_("checked at"), null=True, blank=True)
     # When a check was last sent to the broker: the sweeper re-sends comments
     # still pending long after it (broker down at POST time, lost task).
-    last_dispatched_at = models.DateTimeField(null=True, blank=True)
+    last_dispatched_at = models.DateTimeField(_("last dispatched at"), null=True, blank=True)
     # What the last check sent, so that spam/ham feedback sends the same data.
-    akismet_payload = models.JSONField(default=dict, blank=True)
+    akismet_payload = models.JSONField(_("akismet payload"), default=dict, blank=True)
 
     objects = CommentQuerySet.as_manager()
 
     class Meta:
         ordering = ["pub_date"]
         indexes = [models.Index(fields=["status", "last_dispatched_at"])]
+        verbose_name = _("comment")
+        verbose_name_plural = _("comments")
 
-    def __str__(self):
-        return f"{self.name} on {self.entry}"
+    def __str__(self) -> str:
+        return gettext("%(name)s on %(entry)s") % {"name": self.name, "entry": self.entry}
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return f"{self.entry.get_absolute_url()}#comment-{self.pk}"
 
 
 class CommentEvent(models.Model):
     class Kind(models.TextChoices):
-        CHECKED = "checked", "checked"
-        CHECK_FAILED = "check_failed", "check failed"
-        RECHECKED = "rechecked", "sent for re-check"
-        MARKED_SPAM = "marked_spam", "marked as spam"
-        MARKED_HAM = "marked_ham", "marked as not spam"
-        PUBLISHED = "published", "published"
-        FEEDBACK_SENT = "feedback_sent", "feedback sent"
-        FEEDBACK_FAILED = "feedback_failed", "feedback failed"
+        CHECKED = "checked", _("checked")
+        CHECK_FAILED = "check_failed", _("check failed")
+        RECHECKED = "rechecked", _("sent for re-check")
+        MARKED_SPAM = "marked_spam", _("marked as spam")
+        MARKED_HAM = "marked_ham", _("marked as not spam")
+        PUBLISHED = "published", _("published")
+        FEEDBACK_SENT = "feedback_sent", _("feedback sent")
+        FEEDBACK_FAILED = "feedback_failed", _("feedback failed")
 
-    comment = models.ForeignKey(Comment, on_delete=models.CASCADE, related_name="events")
-    created_at = models.DateTimeField("when", default=timezone.now)
-    kind = models.CharField(max_length=32, choices=Kind)
+    comment = models.ForeignKey(
+        Comment, on_delete=models.CASCADE, related_name="events", verbose_name=_("comment")
+    )
+    created_at = models.DateTimeField(_("when"), default=timezone.now)
+    kind = models.CharField(_("kind"), max_length=32, choices=Kind)
     # The moderator; empty for the spam filter and the sweeper.
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("actor"),
     )
-    detail = models.TextField(blank=True)
+    detail = models.TextField(_("detail"), blank=True)
 
     class Meta:
         ordering = ["created_at", "pk"]
+        verbose_name = _("comment event")
+        verbose_name_plural = _("comment events")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.get_kind_display()} ({self.created_at:%Y-%m-%d %H:%M})"

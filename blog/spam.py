@@ -6,7 +6,10 @@ otherwise. The interface is in ``blog.spam_backends``; callers see only its
 imported only when the Akismet backend is loaded.
 """
 
+from __future__ import annotations
+
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -15,12 +18,16 @@ from django.utils.module_loading import import_string
 from blog import conf
 from blog.spam_backends import is_backend
 
+if TYPE_CHECKING:
+    from blog.models import Comment
+    from blog.spam_backends import SpamBackend, Verdict
+
 AKISMET_BACKEND = "blog.akismet_client.AkismetBackend"
 LOCAL_BACKEND = "blog.local_rules.LocalRulesBackend"
 HONEYPOT_FIELD = "website"
 
 
-def backend_path():
+def backend_path() -> str:
     """The dotted path of the backend in use."""
     if conf.BLOG_SPAM_BACKEND:
         return conf.BLOG_SPAM_BACKEND
@@ -28,7 +35,7 @@ def backend_path():
 
 
 @lru_cache(maxsize=4)
-def load_backend(path):
+def load_backend(path: str) -> type[SpamBackend]:
     """The backend class at ``path``; ImproperlyConfigured when it is none (see blog.E001)."""
     try:
         backend = import_string(path)
@@ -42,17 +49,17 @@ def load_backend(path):
     return backend
 
 
-def get_backend():
+def get_backend() -> SpamBackend:
     """An instance of the backend in use."""
     return load_backend(backend_path())()
 
 
-def backend_name():
+def backend_name() -> str:
     """The name of the backend in use ("akismet", "local", ...), as the history says it."""
     return load_backend(backend_path()).name
 
 
-def build_payload(comment, remote_addr=None):
+def build_payload(comment: Comment, remote_addr: str | None = None) -> dict[str, str]:
     """Everything Akismet uses about a comment (the local rules read it too)."""
     entry = comment.entry
     blog_url = conf.AKISMET_BLOG_URL.rstrip("/")
@@ -75,21 +82,21 @@ def build_payload(comment, remote_addr=None):
     }
 
 
-def check(comment, remote_addr=None):
+def check(comment: Comment, remote_addr: str | None = None) -> Verdict:
     """The backend's ``Verdict`` about a comment."""
     return get_backend().check(comment, remote_addr)
 
 
-def submit_spam(comment):
+def submit_spam(comment: Comment) -> bool:
     """Tell the backend a moderator found the comment to be spam; False when nothing was sent."""
     return get_backend().submit_spam(comment)
 
 
-def submit_ham(comment):
+def submit_ham(comment: Comment) -> bool:
     """Tell the backend a moderator found the comment not spam; False when nothing was sent."""
     return get_backend().submit_ham(comment)
 
 
-def is_misconfigured():
+def is_misconfigured() -> bool:
     """True while the backend's service is known to refuse this site's configuration."""
     return get_backend().is_misconfigured()

@@ -10,7 +10,13 @@ This module imports no model and no optional library, so a host's backend
 module can import it at any time.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeGuard
+
+if TYPE_CHECKING:
+    from blog.models import Comment
 
 
 @dataclass(frozen=True)
@@ -28,10 +34,10 @@ class Verdict:
 
     kind: str
     reason: str = ""
-    data: dict = field(default_factory=dict, compare=False)
+    data: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
-    def is_spam(self):
+    def is_spam(self) -> bool:
         return self.kind != self.HAM
 
 
@@ -52,24 +58,24 @@ class SpamBackend:
     # is_misconfigured() then.
     remote = False
 
-    def check(self, comment, remote_addr=None):
+    def check(self, comment: Comment, remote_addr: str | None = None) -> Verdict:
         """The ``Verdict`` about a pending ``comment`` (``remote_addr``: the poster's IP)."""
         raise NotImplementedError
 
-    def submit_spam(self, comment):
+    def submit_spam(self, comment: Comment) -> bool:
         """Tell the service a moderator found ``comment`` to be spam; True when it was told."""
         return False
 
-    def submit_ham(self, comment):
+    def submit_ham(self, comment: Comment) -> bool:
         """Tell the service a moderator found ``comment`` not to be spam; True when it was told."""
         return False
 
-    def is_misconfigured(self):
+    def is_misconfigured(self) -> bool:
         """True while the service is known to refuse this site's configuration."""
         return False
 
 
-def is_backend(candidate):
+def is_backend(candidate: object) -> TypeGuard[type[SpamBackend]]:
     """True for a ``SpamBackend`` subclass with a ``name``."""
     return (
         isinstance(candidate, type) and issubclass(candidate, SpamBackend) and bool(candidate.name)

@@ -9,7 +9,9 @@ key or blog URL) is recorded and not retried: only an operator can fix it.
 """
 
 import logging
+from collections.abc import Callable
 from datetime import timedelta
+from typing import TYPE_CHECKING, Any
 
 from celery import Task, shared_task
 from celery.exceptions import Retry
@@ -19,6 +21,9 @@ from blog import conf, moderation, spam
 from blog.models import Comment, CommentEvent
 from blog.spam_backends import Refused, TemporaryFailure
 
+if TYPE_CHECKING:
+    from billiard.einfo import ExceptionInfo
+
 logger = logging.getLogger(__name__)
 Status, Kind = Comment.Status, CommentEvent.Kind
 
@@ -27,11 +32,11 @@ Status, Kind = Comment.Status, CommentEvent.Kind
 TRANSIENT = (TemporaryFailure,)
 
 
-def comment_id_of(args, kwargs):
+def comment_id_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
     return kwargs["comment_id"] if "comment_id" in kwargs else args[0]
 
 
-def describe(exc):
+def describe(exc: BaseException) -> str:
     """The failure as the history says it: the service library's error, and its message."""
     return f"{type(exc.__cause__ or exc).__name__}: {exc}"
 
@@ -52,18 +57,25 @@ class SpamServiceTask(Task):
     # Read from the settings when Celery builds the task (the retry wrapper
     # keeps the backoff), and at every retry (the limit).
     @property
-    def retry_backoff(self):
+    def retry_backoff(self) -> int:
         return conf.BLOG_SPAM_RETRY_BACKOFF
 
     @property
-    def retry_backoff_max(self):
+    def retry_backoff_max(self) -> int:
         return conf.BLOG_SPAM_RETRY_BACKOFF_MAX
 
     @property
-    def max_retries(self):
+    def max_retries(self) -> int:
         return conf.BLOG_SPAM_MAX_RETRIES
 
-    def on_retry(self, exc, task_id, args, kwargs, einfo):
+    def on_retry(
+        self,
+        exc: BaseException,
+        task_id: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        einfo: "ExceptionInfo",
+    ) -> None:
         retry = einfo.exception  # the Retry that Celery raised, wrapped in a worker
         retry = retry if isinstance(retry, Retry) else retry.exc
         logger.warning(
@@ -74,7 +86,14 @@ class SpamServiceTask(Task):
             retry.when,
         )
 
-    def on_failure(self, exc, task_id, args, kwargs, einfo):
+    def on_failure(
+        self,
+        exc: BaseException,
+        task_id: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        einfo: "ExceptionInfo",
+    ) -> None:
         """After the last retry: the history says why, and the comment stays as it was."""
         if isinstance(exc, TRANSIENT):
             retries = self.request.retries
@@ -84,7 +103,7 @@ class SpamServiceTask(Task):
                 detail=f"{describe(exc)} (after {retries} retries)",
             )
 
-    def refused(self, comment_id, exc, label=""):
+    def refused(self, comment_id: int, exc: Exception, label: str = "") -> None:
         """The service refused the configuration: recorded, not retried (the backend logged
         it and flagged it for /healthz; the sweeper sends pending comments again later)."""
         CommentEvent.objects.create(
@@ -93,7 +112,9 @@ class SpamServiceTask(Task):
 
 
 @shared_task(bind=True, base=SpamServiceTask)
-def spam_filter(self, comment_id, remote_addr=None):
+def spam_filter(
+    self: SpamServiceTask, comment_id: int, remote_addr: str | None = None
+) -> bool | None:
     """Check a pending comment; publish ham, keep spam apart. Returns is_spam (None: unchecked)."""
     try:
         comment = Comment.objects.select_related("entry").get(pk=comment_id)
@@ -112,7 +133,9 @@ def spam_filter(self, comment_id, remote_addr=None):
     return moderation.record_verdict(comment, verdict, backend.name)
 
 
-def send_feedback(task, comment_id, submit, name):
+def send_feedback(
+    task: SpamServiceTask, comment_id: int, submit: Callable[[Comment], bool], name: str
+) -> bool:
     """Send a moderator's decision to the backend; True when sent."""
     try:
         comment = Comment.objects.select_related("entry").get(pk=comment_id)
@@ -129,19 +152,19 @@ def send_feedback(task, comment_id, submit, name):
 
 
 @shared_task(bind=True, base=SpamServiceTask, failed_kind=Kind.FEEDBACK_FAILED)
-def submit_spam(self, comment_id):
+def submit_spam(self: SpamServiceTask, comment_id: int) -> bool:
     """Tell the spam backend a moderator found this comment to be spam."""
     return send_feedback(self, comment_id, spam.submit_spam, "submit-spam")
 
 
 @shared_task(bind=True, base=SpamServiceTask, failed_kind=Kind.FEEDBACK_FAILED)
-def submit_ham(self, comment_id):
+def submit_ham(self: SpamServiceTask, comment_id: int) -> bool:
     """Tell the spam backend a moderator found this comment not to be spam."""
     return send_feedback(self, comment_id, spam.submit_ham, "submit-ham")
 
 
 @shared_task
-def recheck_pending_comments():
+def recheck_pending_comments() -> int:
     """Re-dispatch comments pending too long (broker down at POST time, lost tasks)."""
     minutes = conf.BLOG_SPAM_RECHECK_AFTER_MINUTES
     stale = moderation.stale_pending(minutes)
@@ -156,7 +179,7 @@ def recheck_pending_comments():
 
 
 @shared_task
-def purge_spam():
+def purge_spam() -> int:
     """Delete spam older than BLOG_SPAM_PURGE_AFTER_DAYS; returns how many."""
     cutoff = timezone.now() - timedelta(days=conf.BLOG_SPAM_PURGE_AFTER_DAYS)
     _, deleted = Comment.objects.spam().filter(pub_date__lt=cutoff).delete()

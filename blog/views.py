@@ -9,6 +9,8 @@ from django.db import transaction
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from blog import conf
@@ -81,7 +83,9 @@ def over_rate_limit(ip):
 
 
 def too_fast(request, entry):
-    messages.error(request, "You are commenting too fast. Please wait a minute and try again.")
+    messages.error(
+        request, gettext("You are commenting too fast. Please wait a minute and try again.")
+    )
     return render_entry(request, entry, CommentForm(request.POST), status=429)
 
 
@@ -123,7 +127,7 @@ def add_comment(request, slug):
     comment.referrer = header(request, "Referer")
     comment.last_dispatched_at = timezone.now()
     if not may_post(request, comment):
-        messages.error(request, "Your comment was not accepted.")
+        messages.error(request, gettext("Your comment was not accepted."))
         return render_entry(request, entry, form, status=400)
     comment.save()
     response = HttpResponseSeeOther(entry.get_absolute_url())
@@ -136,7 +140,8 @@ def add_comment(request, slug):
     return response
 
 
-THANKS = "Thank you! Your comment is awaiting moderation."
+# Translated when shown; compared in the language of the request (lazy).
+THANKS = _("Thank you! Your comment is awaiting moderation.")
 
 
 def thank(request):

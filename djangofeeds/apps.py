@@ -1,11 +1,12 @@
 """djangofeeds: imports RSS, Atom and JSON feeds, one worker per feed at a time."""
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class DjangofeedsConfig(AppConfig):
     name = "djangofeeds"
-    verbose_name = "Feeds"
+    verbose_name = _("Feeds")
     # The apps' migrations use 64-bit keys, whatever the host's DEFAULT_AUTO_FIELD.
     default_auto_field = "django.db.models.BigAutoField"
 

@@ -52,8 +52,31 @@ DEFAULTS = {
     "CELERY_RESULT_EXPIRES": 24 * 3600,
 }
 
+# Each setting's type, as ``conf.<NAME>`` reads it. Annotations only: the names are
+# not defined here, so every read still goes through ``__getattr__``.
+DJANGOFEEDS_LOCK_EXPIRE: int
+DJANGOFEEDS_LOCK_CACHE: str
+DJANGOFEEDS_FETCH_TIMEOUT: int
+DJANGOFEEDS_MAX_BYTES: int
+DJANGOFEEDS_ALLOW_PRIVATE_HOSTS: bool
+DJANGOFEEDS_REFRESH_INTERVAL: int
+DJANGOFEEDS_MIN_POLL_INTERVAL: int
+DJANGOFEEDS_MAX_POLL_INTERVAL: int
+DJANGOFEEDS_TICK_BATCH: int
+DJANGOFEEDS_QUEUE_DEPTH: int
+DJANGOFEEDS_FEEDS_PER_MESSAGE: int
+DJANGOFEEDS_CLAIM_TIMEOUT: int
+DJANGOFEEDS_KEEP_POSTS: int
+DJANGOFEEDS_KEEP_RUNS_DAYS: int
+DJANGOFEEDS_KEEP_RUNS_PER_FEED: int
+DJANGOFEEDS_MAX_PER_HOST: int
+DJANGOFEEDS_USER_AGENT_CONTACT: str | None
+DJANGOFEEDS_PUBLIC_URL: str | None
+DJANGOFEEDS_WEBSUB_LEASE_SECONDS: int
+CELERY_RESULT_EXPIRES: int | None
 
-def __getattr__(name):
+
+def __getattr__(name: str) -> object:
     if name not in DEFAULTS:
         raise AttributeError(f"djangofeeds has no setting {name!r}")
     return getattr(settings, name, DEFAULTS[name])

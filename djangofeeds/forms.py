@@ -2,6 +2,8 @@
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from djangofeeds.models import Feed, InvalidFeedURL
 
@@ -13,9 +15,9 @@ class FeedAddForm(forms.ModelForm):
     """
 
     # Typed without a scheme: https, as the admin's other URL fields (Django 6's default).
-    url = forms.URLField(label="URL", assume_scheme="https")
+    url = forms.URLField(label=_("URL"), assume_scheme="https")
     # Hidden until a page links to several feeds; then a list to choose from.
-    feed_choice = forms.ChoiceField(label="Feed", required=False, widget=forms.HiddenInput)
+    feed_choice = forms.ChoiceField(label=_("Feed"), required=False, widget=forms.HiddenInput)
 
     class Meta:
         model = Feed
@@ -38,5 +40,10 @@ class FeedAddForm(forms.ModelForm):
         if chosen in {link.url for link in feeds}:
             return chosen
         raise ValidationError(
-            f"{self.found.page} links to {len(feeds)} feeds: choose one below, then save again."
+            ngettext(
+                "%(page)s links to %(count)d feed: choose one below, then save again.",
+                "%(page)s links to %(count)d feeds: choose one below, then save again.",
+                len(feeds),
+            )
+            % {"page": self.found.page, "count": len(feeds)}
         )

@@ -10,20 +10,49 @@ backend can (memcached). A backend that cannot be reached raises
 
 import base64
 import pickle
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol, TypeVar, cast
 
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.db import DatabaseCache
 from django.core.cache.backends.memcached import PyMemcacheCache
 from django.db import DatabaseError, IntegrityError, connections, router, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.utils import CursorWrapper
+
+T = TypeVar("T")
+
+# One operation of ``together``: ``(name, key, *args)``, name one of add, renew, delete, get.
+Operation = tuple[Any, ...]
+# How a memcached reply (its words) becomes an answer, given the client that read it.
+ReplyReader = Callable[[list[bytes], Any], Any]
 
 
 class LockUnavailable(Exception):
     """The lock's backend cannot be reached: nobody can know whether the lock is held."""
 
 
-def backend_for(using):
+class LockBackend(Protocol):
+    """What a ``CacheLock`` asks of its backend; each class below answers it.
+
+    ``add`` and ``renew`` return the proof of ownership (None: not taken, not
+    held), whose type is the backend's own; ``renew`` and ``delete`` take it back.
+    """
+
+    using: str
+
+    def add(self, key: str, token: str, expire: int) -> Any: ...
+
+    def renew(self, key: str, token: str, version: Any, expire: int) -> Any: ...
+
+    def delete(self, key: str, token: str, version: Any) -> bool: ...
+
+    def together(self, operations: Sequence[Operation]) -> list[Any]: ...
+
+
+def backend_for(using: str) -> LockBackend:
     cache = caches[using]
     if isinstance(cache, PyMemcacheCache):
         return MemcachedMeta(using)
@@ -41,9 +70,13 @@ class MemcachedMeta:
     ``mg`` reads of the cache's own values) in one round trip per server.
     """
 
-    errors = rendezvous = read_line = read_value = None  # pymemcache's, once needed
+    # pymemcache's, once needed (an optional dependency, without types).
+    errors: Any = None
+    rendezvous: Any = None
+    read_line: Any = None
+    read_value: Any = None
 
-    def __init__(self, using):
+    def __init__(self, using: str) -> None:
         if MemcachedMeta.rendezvous is None:
             # Only a memcached lock imports pymemcache (an optional dependency),
             # once: a lock is made per import, and an import statement costs.
@@ -56,7 +89,7 @@ class MemcachedMeta:
             MemcachedMeta.rendezvous = RendezvousHash
         self.using = using
 
-    def together(self, operations):
+    def together(self, operations: Sequence[Operation]) -> list[Any]:
         """Run ``operations`` (``(name, key, *args)`` of add, renew, delete, get); their answers.
 
         The commands for one server go in one write and their replies are read
@@ -65,13 +98,13 @@ class MemcachedMeta:
         # The cache object is per thread (Django's cache handler), and so is its
         # pymemcache client: the lease keeper gets its own connection.
         cache = caches[self.using]
-        by_server = {}
+        by_server: dict[Any, list[tuple[int, bytes, ReplyReader]]] = {}
         for index, (name, key, *args) in enumerate(operations):
             key = cache.make_and_validate_key(key)
             client = self._client(cache, key)
             command, answer = getattr(self, f"_{name}")(key.encode(), *args)
             by_server.setdefault(client, []).append((index, command, answer))
-        answers = [None] * len(operations)
+        answers: list[Any] = [None] * len(operations)
         try:
             for client, commands in by_server.items():
                 replies = self.exchange(client, [command for _, command, _ in commands])
@@ -83,16 +116,16 @@ class MemcachedMeta:
             raise LockUnavailable(f"memcached: {type(exc).__name__}: {exc}") from exc
         return answers
 
-    def add(self, key, token, expire):
+    def add(self, key: str, token: str, expire: int) -> bytes | None:
         return self._one(self._add, key, token, expire)
 
-    def renew(self, key, token, cas, expire):
+    def renew(self, key: str, token: str, cas: bytes, expire: int) -> bytes | None:
         return self._one(self._renew, key, token, cas, expire)
 
-    def delete(self, key, token, cas):
+    def delete(self, key: str, token: str, cas: bytes) -> bool:
         return self._one(self._delete, key, token, cas)
 
-    def _one(self, build, key, *args):
+    def _one(self, build: Callable[..., tuple[bytes, ReplyReader]], key: str, *args: Any) -> Any:
         """One command on its own (a single lock): shorter than ``together``, which costs
         a single acquire and release about 22 µs more (bench/run.py lock)."""
         cache = caches[self.using]
@@ -105,7 +138,7 @@ class MemcachedMeta:
             raise LockUnavailable(f"memcached: {type(exc).__name__}: {exc}") from exc
         return answer(reply.split(), client)
 
-    def _client(self, cache, key):
+    def _client(self, cache: Any, key: str) -> Any:
         """The pymemcache client of ``key``'s server, as HashClient picks it for cache.add()."""
         hashed = cache._cache
         if type(hashed.hasher) is self.rendezvous:
@@ -116,25 +149,25 @@ class MemcachedMeta:
         return client
 
     @staticmethod
-    def _add(key, token, expire):
+    def _add(key: bytes, token: str, expire: int) -> tuple[bytes, ReplyReader]:
         value = token.encode()
         return b"ms %s %d T%d ME c\r\n%s" % (key, len(value), expire, value), stored
 
     @staticmethod
-    def _renew(key, token, cas, expire):
+    def _renew(key: bytes, token: str, cas: bytes, expire: int) -> tuple[bytes, ReplyReader]:
         value = token.encode()
         command = b"ms %s %d T%d MS C%s c\r\n%s" % (key, len(value), expire, cas, value)
         return command, stored
 
     @staticmethod
-    def _delete(key, token, cas):
+    def _delete(key: bytes, token: str, cas: bytes) -> tuple[bytes, ReplyReader]:
         return b"md %s C%s" % (key, cas), lambda reply, client: reply[0] == b"HD"
 
     @staticmethod
-    def _get(key):
+    def _get(key: bytes) -> tuple[bytes, ReplyReader]:
         """A value the cache itself stored (``cache.set``), decoded as ``cache.get`` would."""
 
-        def value(reply, client):
+        def value(reply: list[bytes], client: Any) -> Any:
             if reply[0] != b"VA":
                 return None  # EN: no such key
             flags = next((int(flag[1:]) for flag in reply[2:-1] if flag.startswith(b"f")), 0)
@@ -143,7 +176,7 @@ class MemcachedMeta:
         return b"mg %s f v" % key, value
 
     @classmethod
-    def exchange(cls, client, commands):
+    def exchange(cls, client: Any, commands: list[bytes]) -> list[list[bytes]]:
         """Send ``commands`` to one pymemcache client in one write; one reply each, split in words.
 
         A value (``VA <size>``) is appended to its reply's words. The connection
@@ -172,12 +205,12 @@ class MemcachedMeta:
             raise
 
 
-def stored(reply, client):
+def stored(reply: list[bytes], client: object) -> bytes | None:
     """A meta ``ms`` reply: the new CAS if the item was stored, else None."""
     return cas_of(reply) if reply[0] == b"HD" else None
 
 
-def one_server_first(hasher):
+def one_server_first(hasher: Any) -> None:
     """Make ``hasher`` (pymemcache's RendezvousHash) pick its only server without hashing.
 
     Rendezvous hashing scores every server with murmur3, in pure Python (about
@@ -193,7 +226,7 @@ def one_server_first(hasher):
     hasher.get_node = lambda key: hasher.nodes[0] if len(hasher.nodes) == 1 else scored(key)
 
 
-def cas_of(reply):
+def cas_of(reply: list[bytes]) -> bytes:
     """The CAS token from a meta reply such as ``HD c42``."""
     for flag in reply[1:]:
         if flag.startswith(b"c"):
@@ -204,10 +237,12 @@ def cas_of(reply):
 class OneAtATime:
     """``together`` without pipelining: each operation in turn, one round trip each."""
 
-    def together(self, operations):
+    using: str
+
+    def together(self, operations: Sequence[Operation]) -> list[Any]:
         return [getattr(self, name)(*args) for name, *args in operations]
 
-    def get(self, key):
+    def get(self, key: str) -> Any:
         return caches[self.using].get(key)
 
 
@@ -220,15 +255,17 @@ class DatabaseRows(OneAtATime):
     shows the owner's token.
     """
 
-    def __init__(self, using):
+    def __init__(self, using: str) -> None:
         self.using = using
 
-    def _run(self, key, work):
-        cache = caches[self.using]
+    def _run(
+        self, key: str, work: Callable[[CursorWrapper, BaseDatabaseWrapper, str, str], T]
+    ) -> T:
+        cache = cast(DatabaseCache, caches[self.using])  # backend_for() saw a DatabaseCache
         key = cache.make_and_validate_key(key)
         db = router.db_for_write(cache.cache_model_class)
         connection = connections[db]
-        table = connection.ops.quote_name(cache._table)
+        table = connection.ops.quote_name(cache._table)  # type: ignore[attr-defined]
         try:
             with transaction.atomic(using=db), connection.cursor() as cursor:
                 return work(cursor, connection, table, key)
@@ -236,20 +273,22 @@ class DatabaseRows(OneAtATime):
             raise LockUnavailable(f"cache table: {type(exc).__name__}: {exc}") from exc
 
     @staticmethod
-    def _encode(token):
+    def _encode(token: str) -> str:
         return base64.b64encode(pickle.dumps(token, pickle.HIGHEST_PROTOCOL)).decode("latin1")
 
     @staticmethod
-    def _when(connection, seconds=0):
+    def _when(connection: BaseDatabaseWrapper, seconds: float = 0) -> Any:
         moment = datetime.now(UTC if settings.USE_TZ else None) + timedelta(seconds=seconds)
         if not settings.USE_TZ:
             moment = moment.replace(tzinfo=None)
         return connection.ops.adapt_datetimefield_value(moment)
 
-    def add(self, key, token, expire):
+    def add(self, key: str, token: str, expire: int) -> str | None:
         value = self._encode(token)
 
-        def add(cursor, connection, table, key):
+        def add(
+            cursor: CursorWrapper, connection: BaseDatabaseWrapper, table: str, key: str
+        ) -> str | None:
             now, expires = self._when(connection), self._when(connection, expire)
             try:
                 with transaction.atomic(using=connection.alias):
@@ -268,10 +307,12 @@ class DatabaseRows(OneAtATime):
 
         return self._run(key, add)
 
-    def renew(self, key, token, version, expire):
+    def renew(self, key: str, token: str, version: str, expire: int) -> str | None:
         value = self._encode(token)
 
-        def renew(cursor, connection, table, key):
+        def renew(
+            cursor: CursorWrapper, connection: BaseDatabaseWrapper, table: str, key: str
+        ) -> str | None:
             cursor.execute(
                 f"UPDATE {table} SET expires = %s"
                 " WHERE cache_key = %s AND value = %s AND expires >= %s",
@@ -281,10 +322,12 @@ class DatabaseRows(OneAtATime):
 
         return self._run(key, renew)
 
-    def delete(self, key, token, version):
+    def delete(self, key: str, token: str, version: str) -> bool:
         value = self._encode(token)
 
-        def delete(cursor, connection, table, key):
+        def delete(
+            cursor: CursorWrapper, connection: BaseDatabaseWrapper, table: str, key: str
+        ) -> bool:
             cursor.execute(
                 f"DELETE FROM {table} WHERE cache_key = %s AND value = %s AND expires >= %s",
                 [key, value, self._when(connection)],
@@ -297,17 +340,17 @@ class DatabaseRows(OneAtATime):
 class GenericCache(OneAtATime):
     """Any other cache: atomic add where the backend's is; release and renew are get-then-act."""
 
-    def __init__(self, using):
+    def __init__(self, using: str) -> None:
         self.using = using
 
-    def add(self, key, token, expire):
+    def add(self, key: str, token: str, expire: int) -> str | None:
         return token if caches[self.using].add(key, token, expire) else None
 
-    def renew(self, key, token, version, expire):
+    def renew(self, key: str, token: str, version: str, expire: int) -> str | None:
         cache = caches[self.using]
         return token if cache.get(key) == token and cache.touch(key, expire) else None
 
-    def delete(self, key, token, version):
+    def delete(self, key: str, token: str, version: str) -> bool:
         cache = caches[self.using]
         # Not atomic: the key may change hands between get and delete.
         return cache.get(key) == token and cache.delete(key)

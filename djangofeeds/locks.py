@@ -39,9 +39,11 @@ import logging
 import secrets
 import threading
 import time
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Self
 
 from djangofeeds import lease_keeper
-from djangofeeds.lock_backends import LockUnavailable, backend_for
+from djangofeeds.lock_backends import LockBackend, LockUnavailable, backend_for
 
 __all__ = [
     "CacheLock",
@@ -61,29 +63,29 @@ SAFETY_MARGIN_SECONDS = 1.0
 class CacheLock:
     """A lease on ``key`` in the cache ``using``, good for ``expire`` seconds."""
 
-    def __init__(self, key, *, expire, using="default"):
+    def __init__(self, key: str, *, expire: float, using: str = "default") -> None:
         self.key = key
         self.expire = int(expire)
         self.using = using
         self.token = secrets.token_hex(16)
         self.acquired = False
-        self._lost = None  # the ``lost`` event, made when first asked for
-        self._backend = backend_for(using)
-        self._version = None  # the backend's proof of ownership (memcached: the CAS)
+        self._lost: threading.Event | None = None  # the ``lost`` event, made when first asked for
+        self._backend: LockBackend = backend_for(using)
+        self._version: Any = None  # the backend's proof of ownership (memcached: the CAS)
         self._lease_ends = 0.0
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<CacheLock {self.key} {'held' if self.held else 'not held'}>"
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         self.acquire()
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         self.release()
 
     @property
-    def lost(self):
+    def lost(self) -> threading.Event:
         """A ``threading.Event``, set once a renewal found the lease gone.
 
         Made when first asked for (by ``keep_alive``, in the owner's thread,
@@ -93,31 +95,31 @@ class CacheLock:
         """
         return self._lost_event()
 
-    def _lost_event(self):
+    def _lost_event(self) -> threading.Event:
         if self._lost is None:
             self._lost = threading.Event()
         return self._lost
 
     @property
-    def held(self):
+    def held(self) -> bool:
         """True while this owner holds an unexpired, unlost lease."""
         lost = self._lost is not None and self._lost.is_set()
         return self.acquired and not lost and time.monotonic() < self._lease_ends
 
-    def acquire(self):
+    def acquire(self) -> bool:
         """Take the lock if it is free; return whether we got it."""
         started = time.monotonic()
         self._took(self._backend.add(self.key, self.token, self.expire), started)
         return self.acquired
 
-    def _took(self, version, started):
+    def _took(self, version: Any, started: float) -> None:
         """Record the backend's answer to this lock's add, sent at ``started``."""
         self._version = version
         self.acquired = version is not None
         if self.acquired:
             self._lease_ends = started + self.expire - SAFETY_MARGIN_SECONDS
 
-    def renew(self):
+    def renew(self) -> bool:
         """Extend the lease by ``expire`` seconds if we still own it; return whether we do."""
         if not self.held:
             return False
@@ -130,7 +132,7 @@ class CacheLock:
         self._lease_ends = started + self.expire - SAFETY_MARGIN_SECONDS
         return True
 
-    def release(self):
+    def release(self) -> bool:
         """Delete the lock if we still own it and the lease holds; return whether we did."""
         if not self.held:
             self.acquired = False
@@ -145,7 +147,7 @@ class CacheLock:
             return False
 
     @contextlib.contextmanager
-    def keep_alive(self, interval=None):
+    def keep_alive(self, interval: float | None = None) -> Iterator[Self]:
         """Renew the lease every ``interval`` seconds (expire/3) while the block runs.
 
         The process's one lease keeper does the renewing (``lease_keeper``); a
@@ -159,12 +161,12 @@ class CacheLock:
         finally:
             lease_keeper.keeper.remove(self)
 
-    def renew_until(self, when):
+    def renew_until(self, when: float) -> None:
         """No renewal (``keep_alive``) after the monotonic time ``when``: the lease runs out."""
         lease_keeper.keeper.end_at(self, when)
 
 
-def acquire_together(locks, reads=()):
+def acquire_together(locks: Sequence[CacheLock], reads: Iterable[str] = ()) -> list[Any]:
     """``acquire()`` each of ``locks`` and read the keys ``reads``, in one round trip.
 
     The locks share one cache; ``reads`` are keys of that cache, read as
@@ -180,7 +182,7 @@ def acquire_together(locks, reads=()):
     return answers[len(locks) :]
 
 
-def release_together(locks):
+def release_together(locks: Sequence[CacheLock]) -> list[bool]:
     """``release()`` each of ``locks``, in order, in one round trip; whether each was released.
 
     A lock no longer held (never taken, lease run out, lost) is not sent. An
@@ -206,7 +208,7 @@ def release_together(locks):
     return released
 
 
-def one_backend(locks):
+def one_backend(locks: Sequence[CacheLock]) -> LockBackend:
     """The backend the ``locks`` share (they must share their cache)."""
     using = {lock.using for lock in locks}
     if len(using) != 1:
@@ -221,21 +223,21 @@ class CacheSemaphore:
     with an atomic add, released only by its owner, renewed by ``keep_alive``.
     """
 
-    def __init__(self, key, size, *, expire, using="default"):
+    def __init__(self, key: str, size: int, *, expire: float, using: str = "default") -> None:
         self.key = key
         self.size = size
         self.expire = expire
         self.using = using
-        self.lease = None  # the CacheLock held, once acquired
+        self.lease: CacheLock | None = None  # the CacheLock held, once acquired
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<CacheSemaphore {self.key} {'held' if self.acquired else 'not held'}>"
 
     @property
-    def acquired(self):
+    def acquired(self) -> bool:
         return self.lease is not None
 
-    def acquire(self):
+    def acquire(self) -> bool:
         """Take the first free lease; return whether one was free."""
         for index in range(self.size):
             lease = self.lease_at(index)
@@ -244,29 +246,32 @@ class CacheSemaphore:
                 return True
         return False
 
-    def lease_at(self, index):
+    def lease_at(self, index: int) -> CacheLock:
         """Lease ``index``, not taken: a caller may take it with others (``acquire_together``)
         and have the semaphore hold it (``adopt``)."""
         return CacheLock(f"{self.key}-{index}", expire=self.expire, using=self.using)
 
-    def adopt(self, lease):
+    def adopt(self, lease: CacheLock) -> None:
         """Hold ``lease``, one of ours the caller took (``lease_at``), as ``acquire`` would."""
         self.lease = lease
 
-    def keep_alive(self, interval=None):
+    # Called while a lease is held: ``lease`` is a CacheLock then.
+    def keep_alive(
+        self, interval: float | None = None
+    ) -> contextlib.AbstractContextManager[CacheLock]:
         """Renew the lease held while the block runs (``CacheLock.keep_alive``)."""
-        return self.lease.keep_alive(interval)
+        return self.lease.keep_alive(interval)  # type: ignore[union-attr]
 
-    def renew_until(self, when):
+    def renew_until(self, when: float) -> None:
         """No renewal of the lease held (``keep_alive``) after the monotonic time ``when``."""
-        self.lease.renew_until(when)
+        self.lease.renew_until(when)  # type: ignore[union-attr]
 
-    def release(self):
+    def release(self) -> bool:
         """Give the lease back if we still own it; return whether we did."""
         lease = self.detach()
         return lease is not None and lease.release()
 
-    def detach(self):
+    def detach(self) -> CacheLock | None:
         """The lease held, now the caller's to release (``release_together``); None if none."""
         lease, self.lease = self.lease, None
         return lease

@@ -6,10 +6,18 @@ nothing), sender the ``Feed`` class. This module imports no model, so a host
 may import it anywhere.
 """
 
+from __future__ import annotations
+
 from functools import partial
+from typing import TYPE_CHECKING, TypedDict
 
 from django.db import transaction
 from django.dispatch import Signal
+
+if TYPE_CHECKING:
+    from django.db.models import Model, QuerySet
+
+    from djangofeeds.models import Feed, ImportRun, Post
 
 # Sent by the importer (djangofeeds.importer) when an import stored new or
 # changed posts, with ``feed``, ``run`` (its ImportRun) and two Post querysets:
@@ -18,10 +26,29 @@ from django.dispatch import Signal
 # same bytes, every post unchanged).
 posts_stored = Signal()
 
+
+class PostsStoredArguments(TypedDict):
+    """What ``posts_stored`` sends besides ``signal`` and ``sender``."""
+
+    feed: Feed
+    run: ImportRun
+    created: QuerySet[Post]
+    updated: QuerySet[Post]
+
+
 # Sent by djangofeeds.runs (record_failure) when a healthy feed starts
 # failing: its error count goes from 0 to 1. ``feed``, ``run`` (the failed
 # ImportRun), ``error`` (the run's error text).
 feed_failing = Signal()
+
+
+class FeedFailingArguments(TypedDict):
+    """What ``feed_failing`` sends besides ``signal`` and ``sender``."""
+
+    feed: Feed
+    run: ImportRun
+    error: str
+
 
 # Sent when an active feed is deactivated: by an import (djangofeeds.runs; 410
 # Gone, moved to a URL that is already another feed) and by
@@ -30,6 +57,14 @@ feed_failing = Signal()
 feed_deactivated = Signal()
 
 
-def send_on_commit(signal, sender, **kwargs):
+class FeedDeactivatedArguments(TypedDict):
+    """What ``feed_deactivated`` sends besides ``signal`` and ``sender``."""
+
+    feed: Feed
+    run: ImportRun | None
+    reason: str
+
+
+def send_on_commit(signal: Signal, sender: type[Model], **kwargs: object) -> None:
     """Send ``signal`` once the current transaction commits (at once outside one)."""
     transaction.on_commit(partial(signal.send, sender=sender, **kwargs), robust=True)

@@ -2,6 +2,7 @@
 
 import base64
 import os
+from typing import TYPE_CHECKING, Any
 
 from celery import Task, shared_task, states
 from celery.exceptions import SoftTimeLimitExceeded
@@ -13,6 +14,11 @@ from djangofeeds.models import Subscription
 from djangofeeds.politeness import HostBusy
 from djangofeeds.schedules import TICK_EXPIRES
 from djangofeeds.websub_store import LockBusy, run_push
+
+if TYPE_CHECKING:
+    from billiard.einfo import ExceptionInfo
+    from celery.app.task import Context
+    from celery.result import AsyncResult
 
 logger = get_task_logger(__name__)
 
@@ -29,7 +35,7 @@ RETRY_BACKOFF_MAX = 600
 SOFT_LIMIT_LEAD = 2
 
 
-def in_callers_process(request):
+def in_callers_process(request: "Context") -> bool:
     """Whether the task runs in its caller's process (eager, or called as a function)."""
     return request.is_eager or request.called_directly
 
@@ -40,15 +46,20 @@ class TimeLimitedImport(Task):
     # Read when a worker asks, not at import (a host's settings may not be ready then):
     # a stuck import is stopped (soft), then killed (hard), before its lock's lease ends.
     @property
-    def soft_time_limit(self):
+    def soft_time_limit(self) -> float:
         soft = min(conf.DJANGOFEEDS_LOCK_EXPIRE * 0.8, self.time_limit - SOFT_LIMIT_LEAD)
         return round(soft, 3)  # as the worker's log prints it: 0.7s, not 0.7000000000000002s
 
     @property
-    def time_limit(self):
+    def time_limit(self) -> float:
         return round(conf.DJANGOFEEDS_LOCK_EXPIRE * 0.9, 3)
 
-    def apply_async(self, args=None, kwargs=None, **options):
+    def apply_async(
+        self,
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+        **options: Any,
+    ) -> "AsyncResult":
         """Celery copies the sender's time limits into each message, and a worker
         applies a message's limits over its own: none are sent, so the worker's own
         lock lease sets them, unless the caller gives some."""
@@ -56,7 +67,7 @@ class TimeLimitedImport(Task):
         options.setdefault("soft_time_limit", None)
         return super().apply_async(args, kwargs, **options)
 
-    def soft_limit(self):
+    def soft_limit(self) -> float:
         """The soft limit this run stops at: its message's if it has one, else the worker's."""
         _, soft = self.request.timelimit or (None, None)
         return soft or self.soft_time_limit
@@ -65,7 +76,14 @@ class TimeLimitedImport(Task):
 class ImportFeedTask(TimeLimitedImport):
     """``import_feed``'s class: a crash outside the import recorded on the feed's run."""
 
-    def on_failure(self, exc, task_id, args, kwargs, einfo):
+    def on_failure(
+        self,
+        exc: BaseException,
+        task_id: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        einfo: "ExceptionInfo",
+    ) -> None:
         """An unexpected error outside the import (before its fence): record the run only."""
         url = args[0] if args else kwargs.get("feed_url")
         if url and not isinstance(exc, runner.ImportCrashed):
@@ -89,18 +107,24 @@ class ImportFeedTask(TimeLimitedImport):
     retry_jitter=True,
     max_retries=MAX_RETRIES,
 )
-def import_feed(self, feed_url, claim=None, refresh_run=None, host_waits=0):
+def import_feed(
+    self: ImportFeedTask,
+    feed_url: str,
+    claim: str | None = None,
+    refresh_run: int | None = None,
+    host_waits: int = 0,
+) -> dict[str, Any]:
     """Import one feed unless another worker is importing it (``runner``); a JSON summary."""
     request = self.request
     recorded = {"task_id": request.id, "worker": request.hostname, "refresh_run": refresh_run}
 
-    def report(current, total):
+    def report(current: int, total: int) -> None:
         # Only for an import a person waits on: a scheduled one writes no state.
         if request.id and not request.ignore_result:
             meta = {"current": current, "total": total, "url": feed_url}
             self.update_state(state="PROGRESS", meta=meta)
 
-    def started():
+    def started() -> None:
         # What the tracer writes with CELERY_TASK_TRACK_STARTED, for an import that runs.
         if request.id and not request.ignore_result and not request.is_eager:
             meta = {"pid": os.getpid(), "hostname": request.hostname}
@@ -135,7 +159,12 @@ def import_feed(self, feed_url, claim=None, refresh_run=None, host_waits=0):
     reject_on_worker_lost=True,
     ignore_result=True,
 )
-def import_feed_batch(self, feed_urls, claim=None, refresh_run=None):
+def import_feed_batch(
+    self: TimeLimitedImport,
+    feed_urls: list[str],
+    claim: str | None = None,
+    refresh_run: int | None = None,
+) -> dict[str, int]:
     """Scheduled imports of several feeds in one message (``DJANGOFEEDS_FEEDS_PER_MESSAGE``).
 
     Each feed is imported as ``import_feed`` imports it, under the same lock
@@ -150,19 +179,19 @@ def import_feed_batch(self, feed_urls, claim=None, refresh_run=None):
 
 
 @shared_task(ignore_result=True, expires=TICK_EXPIRES)  # a late tick is dropped: none pile up
-def refresh_feeds():
+def refresh_feeds() -> dict[str, Any]:
     """The tick (beat, every TICK_SECONDS): claim a batch of due feeds and queue their imports."""
     return dispatch.refresh_round()
 
 
 @shared_task
-def cleanup():
+def cleanup() -> dict[str, int]:
     """Hourly (beat): prune old posts, import runs and this app's task results, in batches."""
     return retention.cleanup()  # the pure part, like the importer
 
 
 @shared_task(autoretry_for=(websub.HubError,), retry_backoff=60, retry_jitter=True, max_retries=5)
-def subscribe_feed(subscription_id, mode="subscribe"):
+def subscribe_feed(subscription_id: int, mode: str = "subscribe") -> dict[str, Any]:
     """Ask the subscription's hub to (un)subscribe; the hub then verifies on the callback."""
     subscription = Subscription.objects.filter(pk=subscription_id).first()
     if subscription is None or not websub.enabled():
@@ -184,7 +213,9 @@ def subscribe_feed(subscription_id, mode="subscribe"):
     retry_jitter=True,
     max_retries=10,
 )
-def store_push(self, subscription_id, body_b64, content_type=""):
+def store_push(
+    self: Task, subscription_id: int, body_b64: str, content_type: str = ""
+) -> dict[str, Any]:
     """Store content a hub pushed (checked by the callback) under the feed's lock; no fetch."""
     worker = {"task_id": self.request.id or "", "worker": self.request.hostname or ""}
     body = base64.b64decode(body_b64)  # under the lock of the feed's imports:
@@ -197,7 +228,7 @@ def store_push(self, subscription_id, body_b64, content_type=""):
 
 
 @shared_task(ignore_result=True)
-def renew_subscriptions():
+def renew_subscriptions() -> dict[str, int]:
     """Hourly (beat, djangofeeds.schedules): renew ending leases, unsubscribe dropped feeds."""
     lapsed = websub.lapse()
     renew = [*lapsed, *websub.to_renew().exclude(pk__in=lapsed).values_list("pk", flat=True)]

@@ -6,7 +6,8 @@ from django.contrib import admin, messages
 from django.db.models import Count, Q
 from django.template.defaultfilters import truncatechars
 from django.utils import timezone
-from django.utils.translation import ngettext
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from djangofeeds.admin.common import URL_FIELDS, count_of
 from djangofeeds.admin.websub import SubscriptionInline, push_state
@@ -24,7 +25,7 @@ OVERDUE_AFTER = timedelta(hours=1)
 class NeedsAttentionFilter(admin.SimpleListFilter):
     """What an operator should look at first, with how many feeds each choice has."""
 
-    title = "needs attention"
+    title = _("needs attention")
     parameter_name = "attention"
 
     def problems(self):
@@ -43,9 +44,9 @@ class NeedsAttentionFilter(admin.SimpleListFilter):
         problems = self.problems()
         counts = active.aggregate(**{name: Count("pk", filter=q) for name, q in problems.items()})
         return [
-            ("any", f"any ({counts['failing'] + counts['overdue']})"),
-            ("failing", f"failing ({counts['failing']})"),
-            ("overdue", f"not checked on time ({counts['overdue']})"),
+            ("any", gettext("any (%(count)d)") % {"count": counts["failing"] + counts["overdue"]}),
+            ("failing", gettext("failing (%(count)d)") % {"count": counts["failing"]}),
+            ("overdue", gettext("not checked on time (%(count)d)") % {"count": counts["overdue"]}),
         ]
 
     def queryset(self, request, queryset):
@@ -91,7 +92,7 @@ class FeedAdmin(SafeDateHierarchy, admin.ModelAdmin):
     ]
     fieldsets = [
         (None, {"fields": ["url", "title", "link", "description", "is_active", "next_check_at"]}),
-        ("Last import", {"fields": readonly_fields}),
+        (_("Last import"), {"fields": readonly_fields}),
     ]
     # Adding takes a feed's URL or a page's (djangofeeds.forms), as contrib.auth's UserAdmin
     # has its own add form.
@@ -120,11 +121,16 @@ class FeedAdmin(SafeDateHierarchy, admin.ModelAdmin):
         super().save_model(request, obj, form, change)
         found = getattr(form, "found", None)
         if found and found.page:
-            self.message_user(request, f"Found the feed {obj.url} on {found.page}.")
+            self.message_user(
+                request,
+                gettext("Found the feed %(url)s on %(page)s.")
+                % {"url": obj.url, "page": found.page},
+            )
         if found and found.unchecked:
             self.message_user(
                 request,
-                f"{obj.url} could not be checked ({found.unchecked}); the importer will retry it.",
+                gettext("%(url)s could not be checked (%(why)s); the importer will retry it.")
+                % {"url": obj.url, "why": found.unchecked},
                 messages.WARNING,
             )
 
@@ -132,7 +138,7 @@ class FeedAdmin(SafeDateHierarchy, admin.ModelAdmin):
         rows = super().get_queryset(request).select_related("subscription")
         return rows.annotate(post_count=count_of(Post, "feed"))
 
-    @admin.display(description="push (WebSub)")
+    @admin.display(description=_("push (WebSub)"))
     def push(self, feed):
         return push_state(getattr(feed, "subscription", None))
 
@@ -144,25 +150,28 @@ class FeedAdmin(SafeDateHierarchy, admin.ModelAdmin):
             context["run_count"] = runs.count()
         return super().render_change_form(request, context, add, change, form_url, obj)
 
-    @admin.display(description="posts", ordering="post_count")
+    @admin.display(description=_("posts"), ordering="post_count")
     def post_count(self, feed):
         return feed.post_count
 
-    @admin.display(description="last error")
+    @admin.display(description=_("last error"))
     def error_summary(self, feed):
         return truncatechars(feed.last_error, 80)
 
-    @admin.display(description="categories")
+    @admin.display(description=_("categories"))
     def category_list(self, feed):
         return ", ".join(str(category) for category in feed.categories.all()) or "-"
 
-    @admin.action(description="Import now", permissions=["change"])
+    @admin.action(description=_("Import now"), permissions=["change"])
     def import_now(self, request, queryset):
         try:
             queued, waiting = enqueue_imports(list(queryset.values_list("url", flat=True)))
         except Exception as exc:  # broker or cache down: say so instead of a 500 page
             self.message_user(
-                request, f"Could not queue the imports: {type(exc).__name__}: {exc}", messages.ERROR
+                request,
+                gettext("Could not queue the imports: %(error)s")
+                % {"error": f"{type(exc).__name__}: {exc}"},
+                messages.ERROR,
             )
             return
         if queued:
@@ -182,21 +191,21 @@ class FeedAdmin(SafeDateHierarchy, admin.ModelAdmin):
                 messages.WARNING,
             )
 
-    @admin.action(description="Activate", permissions=["change"])
+    @admin.action(description=_("Activate"), permissions=["change"])
     def activate(self, request, queryset):
         count = queryset.update(is_active=True)
         self.message_user(
             request, ngettext("Activated %d feed.", "Activated %d feeds.", count) % count
         )
 
-    @admin.action(description="Deactivate", permissions=["change"])
+    @admin.action(description=_("Deactivate"), permissions=["change"])
     def deactivate(self, request, queryset):
         count = queryset.deactivate(f"deactivated by {request.user.get_username()} in the admin")
         self.message_user(
             request, ngettext("Deactivated %d feed.", "Deactivated %d feeds.", count) % count
         )
 
-    @admin.action(description="Reset errors (check again now)", permissions=["change"])
+    @admin.action(description=_("Reset errors (check again now)"), permissions=["change"])
     def reset_errors(self, request, queryset):
         count = queryset.update(error_count=0, last_error="", next_check_at=timezone.now())
         self.message_user(

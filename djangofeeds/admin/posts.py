@@ -7,6 +7,8 @@ from django.db.models import Count, Q
 from django.http import Http404
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from djangofeeds import query
 from djangofeeds.admin.common import ReadOnlyAdmin, count_of
@@ -24,7 +26,7 @@ NO_ROW = -1  # an id no row has
 class CategoryFilter(admin.SimpleListFilter):
     """The most used categories; any category works as ``?category=<id>`` (its admin links here)."""
 
-    title = "category"
+    title = _("category")
     parameter_name = "category"
 
     def lookups(self, request, model_admin):
@@ -73,7 +75,7 @@ class PostAdmin(ReadOnlyAdmin):
     list_select_related = ["feed"]
     # Shown as the search box; get_search_results searches the full text instead.
     search_fields = ["title", "content"]
-    search_help_text = (
+    search_help_text = _(
         "Words of the title or content, best matches first; a category's name; a post's URL."
     )
     date_hierarchy = "published_at"
@@ -111,11 +113,13 @@ class CategoryAdmin(SafeDateHierarchy, admin.ModelAdmin):
             .annotate(post_count=count_of(Post.categories.through, "category"))
         )
 
-    @admin.display(description="posts", ordering="post_count")
+    @admin.display(description=_("posts"), ordering="post_count")
     def post_count(self, category):
         return category.post_count
 
     @admin.display(description="")
     def posts_link(self, category):
         url = reverse("admin:djangofeeds_post_changelist")
-        return format_html('<a href="{}?category={}">Show posts</a>', url, category.pk)
+        return format_html(
+            '<a href="{}?category={}">{}</a>', url, category.pk, gettext("Show posts")
+        )

@@ -2,9 +2,23 @@
 
 from django.contrib import admin
 from django.template.defaultfilters import truncatechars
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext, ngettext_lazy
 
 from djangofeeds.admin.common import ReadOnlyAdmin
 from djangofeeds.models import ImportRun, Outcome, RefreshRun
+
+# A round's count of each outcome, in the outcomes column.
+OUTCOME_COUNTS = {
+    Outcome.IMPORTED: ngettext_lazy("%(count)d imported", "%(count)d imported", "count"),
+    Outcome.NOT_MODIFIED: ngettext_lazy(
+        "%(count)d not modified", "%(count)d not modified", "count"
+    ),
+    Outcome.SKIPPED: ngettext_lazy(
+        "%(count)d skipped (lock held)", "%(count)d skipped (lock held)", "count"
+    ),
+    Outcome.FAILED: ngettext_lazy("%(count)d failed", "%(count)d failed", "count"),
+}
 
 
 @admin.register(ImportRun)
@@ -29,7 +43,7 @@ class ImportRunAdmin(ReadOnlyAdmin):
     # Millions of runs: no COUNT(*) of the whole table on every page.
     show_full_result_count = False
 
-    @admin.display(description="error")
+    @admin.display(description=_("error"))
     def error_summary(self, run):
         return truncatechars(run.error, 80)
 
@@ -41,7 +55,7 @@ class RefreshRunAdmin(ReadOnlyAdmin):
     list_display = ["started_at", "finished_at", "feeds", "progress", "outcomes"]
     date_hierarchy = "started_at"
 
-    @admin.display(description="done")
+    @admin.display(description=_("done"))
     def progress(self, summary):
         if summary.finished_at is not None:
             done = summary.feeds - summary.unfinished
@@ -49,13 +63,20 @@ class RefreshRunAdmin(ReadOnlyAdmin):
             done, _ = summary.progress()
         return f"{done}/{summary.feeds}"
 
-    @admin.display(description="outcomes")
+    @admin.display(description=_("outcomes"))
     def outcomes(self, summary):
         if summary.finished_at is None:
             _, counts = summary.progress()
         else:
             counts = {name: getattr(summary, name) for name in Outcome.values}
-        parts = [f"{count} {Outcome(name).label}" for name, count in counts.items() if count]
+        parts = [OUTCOME_COUNTS[name] % {"count": count} for name, count in counts.items() if count]
         if summary.unfinished:
-            parts.append(f"{summary.unfinished} never run (claim timed out)")
+            parts.append(
+                ngettext(
+                    "%(count)d never run (claim timed out)",
+                    "%(count)d never run (claim timed out)",
+                    summary.unfinished,
+                )
+                % {"count": summary.unfinished}
+            )
         return ", ".join(parts) or "-"

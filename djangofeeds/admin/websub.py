@@ -2,10 +2,19 @@
 
 from django.contrib import admin
 from django.utils import timezone
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from djangofeeds.changelist import SafeDateHierarchy
 from djangofeeds.models import Subscription
 
+# The feed list's word for each state (the choices' labels are longer).
+STATE_WORDS = {
+    Subscription.State.PENDING: pgettext_lazy("push state", "pending"),
+    Subscription.State.ACTIVE: pgettext_lazy("push state", "active"),
+    Subscription.State.DENIED: pgettext_lazy("push state", "denied"),
+    Subscription.State.UNSUBSCRIBED: pgettext_lazy("push state", "unsubscribed"),
+}
 SHOWN = ["state", "hub", "topic", "lease_expires_at", "last_push_at", "missed_at", "last_error"]
 
 
@@ -17,7 +26,7 @@ class SubscriptionInline(admin.StackedInline):
     can_delete = False
     extra = 0
     max_num = 0
-    verbose_name = verbose_name_plural = "push (WebSub)"
+    verbose_name = verbose_name_plural = _("push (WebSub)")
 
 
 @admin.register(Subscription)
@@ -41,5 +50,6 @@ def push_state(subscription):
     if subscription is None:
         return "-"
     if subscription.state == Subscription.State.ACTIVE and subscription.lease_expires_at:
-        return f"active until {timezone.localtime(subscription.lease_expires_at):%Y-%m-%d %H:%M}"
-    return subscription.state
+        until = f"{timezone.localtime(subscription.lease_expires_at):%Y-%m-%d %H:%M}"
+        return gettext("active until %(date)s") % {"date": until}
+    return STATE_WORDS.get(subscription.state, subscription.state)

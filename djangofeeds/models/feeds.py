@@ -1,12 +1,20 @@
 """Feeds: what is known of each one, and the queries and writes that pick and fence them."""
 
+from __future__ import annotations
+
 import json
+from collections.abc import Callable, Collection
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit, urlunsplit
 
 from django.db import connections, models, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import F
+from django.db.models.expressions import Expression
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from djangofeeds.feed_urls import (
     URL_MAX_LENGTH,
@@ -18,31 +26,37 @@ from djangofeeds.finder import Discovery, discover
 from djangofeeds.sanitize import web_link
 from djangofeeds.signals import feed_deactivated, send_on_commit
 
+if TYPE_CHECKING:
+    from djangofeeds.models.posts import Category
+
+# A fence statement's converters: (column position, (its converter functions, its column)).
+ColumnConverters = list[tuple[int, tuple[list[Callable[..., Any]], Any]]]
+
 
 class Outcome(models.TextChoices):
-    IMPORTED = "imported", "imported"
-    NOT_MODIFIED = "not_modified", "not modified"
-    SKIPPED = "skipped", "skipped (lock held)"
-    FAILED = "failed", "failed"
+    IMPORTED = "imported", _("imported")
+    NOT_MODIFIED = "not_modified", _("not modified")
+    SKIPPED = "skipped", _("skipped (lock held)")
+    FAILED = "failed", _("failed")
 
 
-class FeedQuerySet(models.QuerySet):
-    def active(self):
+class FeedQuerySet(models.QuerySet["Feed"]):
+    def active(self) -> Self:
         return self.filter(is_active=True)
 
-    def due(self, now=None):
+    def due(self, now: datetime | None = None) -> Self:
         """Active feeds whose next check time has come (or was never set)."""
         now = now or timezone.now()
         return self.active().filter(
             models.Q(next_check_at__isnull=True) | models.Q(next_check_at__lte=now)
         )
 
-    def fenced(self, pk, fence):
+    def fenced(self, pk: int, fence: int | None) -> Self:
         """The feed ``pk`` while ``fence`` is its newest fencing number (any, if None)."""
         rows = self.filter(pk=pk)
         return rows if fence is None else rows.filter(fence=fence)
 
-    def deactivate(self, reason="deactivated by a person"):
+    def deactivate(self, reason: str = "deactivated by a person") -> int:
         """Deactivate these feeds; ``feed_deactivated`` is sent for each one that was active."""
         feeds = list(self.filter(is_active=True))
         self.model.objects.filter(pk__in=[feed.pk for feed in feeds]).update(is_active=False)
@@ -52,7 +66,9 @@ class FeedQuerySet(models.QuerySet):
         return len(feeds)
 
 
-def fence_statement(model, connection, *, many=False):
+def fence_statement(
+    model: type[Feed], connection: BaseDatabaseWrapper, *, many: bool = False
+) -> tuple[str, list[str], ColumnConverters]:
     """``next_fence``'s SQL, the attribute names of its columns, and their converters.
 
     With ``many``, the statement of ``next_fences``: its one parameter is the
@@ -72,7 +88,7 @@ def fence_statement(model, connection, *, many=False):
         )
         query = models.sql.Query(model)
         compiler = connection.ops.compiler("SQLCompiler")(query, connection, connection.alias)
-        columns = [field.get_col(model._meta.db_table) for field in fields]
+        columns: list[Expression] = [field.get_col(model._meta.db_table) for field in fields]
         made = {
             "model": model,
             "one": f"{update} {url} = %s {returning}",
@@ -80,12 +96,18 @@ def fence_statement(model, connection, *, many=False):
             "names": [field.attname for field in fields],
             "converters": list(compiler.get_converters(columns).items()),
         }
-        connection.djangofeeds_fence_statements = made
+        connection.djangofeeds_fence_statements = made  # type: ignore[attr-defined]
     return made["many" if many else "one"], made["names"], made["converters"]
 
 
-class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
-    def subscribe(self, url, *, title="", link="", discover=True):
+# A base class of its own: django-stubs reads a manager's queryset methods from it.
+BaseFeedManager = models.Manager.from_queryset(FeedQuerySet)
+
+
+class FeedManager(BaseFeedManager["Feed"]):
+    def subscribe(
+        self, url: str, *, title: str = "", link: str = "", discover: bool = True
+    ) -> tuple[Feed, bool]:
         """Add the feed at ``url`` unless it exists; return ``(feed, created)``.
 
         With ``discover``, a URL not yet subscribed is fetched once
@@ -103,7 +125,7 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         defaults = {"title": title[:500], "link": web_link(link)}
         return self.get_or_create(url=url, defaults=defaults)
 
-    def find(self, url):
+    def find(self, url: str) -> Discovery:
         """``finder.discover(url)``, except that a URL already subscribed is taken as a feed,
         unfetched. Raises ``InvalidFeedURL`` as ``discover`` does."""
         url = url.strip()
@@ -114,7 +136,7 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
             return Discovery.as_given(url)
         return discover(url)
 
-    def next_fence(self, url):
+    def next_fence(self, url: str) -> Feed:
         """Create the feed if needed, give it a new fencing number, and return it.
 
         Called right after taking the feed's lock; ``feed.fence`` is the number
@@ -128,14 +150,14 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         connection = connections[self.db]
         if connection.vendor == "mysql":
             return self._next_fence_without_returning(url)
-        for _ in range(2):
+        for _attempt in range(2):
             feed = self._bump_fence(connection, url)
             if feed is not None:
                 return feed
             self.get_or_create(url=url)  # a feed seen for the first time
         raise self.model.DoesNotExist(url)  # deleted between the two statements
 
-    def next_fences(self, urls):
+    def next_fences(self, urls: Collection[str]) -> dict[str, Feed]:
         """``next_fence`` for several feeds in one statement: ``{url: feed}``.
 
         The batch's path (``batches.run_batch``), once it holds the feeds'
@@ -149,11 +171,13 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
         parameter = list(urls) if connection.vendor == "postgresql" else json.dumps(list(urls))
         return {feed.url: feed for feed in self._bump_fences(connection, parameter, many=True)}
 
-    def _bump_fence(self, connection, url):
+    def _bump_fence(self, connection: BaseDatabaseWrapper, url: str) -> Feed | None:
         """The ``UPDATE … RETURNING`` of ``next_fence``; the feed it returns, else None."""
         return next(iter(self._bump_fences(connection, url)), None)
 
-    def _bump_fences(self, connection, parameter, *, many=False):
+    def _bump_fences(
+        self, connection: BaseDatabaseWrapper, parameter: str | list[str], *, many: bool = False
+    ) -> list[Feed]:
         """Run a fence statement (``fence_statement``); the feeds it returns.
 
         The rows are read as ``raw()`` reads them (the database's converters,
@@ -174,8 +198,8 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
             feeds.append(self.model.from_db(self.db, names, values))
         return feeds
 
-    def _next_fence_without_returning(self, url):
-        for _ in range(2):
+    def _next_fence_without_returning(self, url: str) -> Feed:
+        for _attempt in range(2):
             with transaction.atomic(using=self.db):
                 if self.filter(url=url).update(fence=F("fence") + 1):
                     return self.get(url=url)
@@ -185,52 +209,63 @@ class FeedManager(models.Manager.from_queryset(FeedQuerySet)):
 
 class Feed(models.Model):
     url = models.URLField(
-        "URL", max_length=URL_MAX_LENGTH, unique=True, validators=[validate_fetchable]
+        _("URL"), max_length=URL_MAX_LENGTH, unique=True, validators=[validate_fetchable]
     )
-    title = models.CharField(max_length=500, blank=True)
-    link = models.URLField(max_length=2000, blank=True)
-    description = models.TextField(blank=True)
-    is_active = models.BooleanField("active", default=True)
+    title = models.CharField(_("title"), max_length=500, blank=True)
+    link = models.URLField(_("link"), max_length=2000, blank=True)
+    description = models.TextField(_("description"), blank=True)
+    is_active = models.BooleanField(_("active"), default=True)
 
     # Conditional GET validators, as the server last sent them.
-    etag = models.CharField(max_length=500, blank=True)
-    last_modified = models.CharField(max_length=100, blank=True)
+    etag = models.CharField(_("etag"), max_length=500, blank=True)
+    last_modified = models.CharField(_("last modified"), max_length=100, blank=True)
     # SHA-256 of the last body imported (with the reader's revision): a 200
     # answer with the same bytes stops before parsing.
     body_hash = models.CharField(max_length=64, blank=True, editable=False)
 
-    last_checked_at = models.DateTimeField(null=True, blank=True)
-    last_success_at = models.DateTimeField(null=True, blank=True)
+    last_checked_at = models.DateTimeField(_("last checked at"), null=True, blank=True)
+    last_success_at = models.DateTimeField(_("last success at"), null=True, blank=True)
     last_status = models.CharField(
-        "last outcome", max_length=20, choices=Outcome.choices, blank=True
+        _("last outcome"), max_length=20, choices=Outcome.choices, blank=True
     )
-    last_http_status = models.PositiveSmallIntegerField("last HTTP status", null=True, blank=True)
-    last_error = models.TextField(blank=True)
-    error_count = models.PositiveIntegerField(default=0)
+    last_http_status = models.PositiveSmallIntegerField(
+        _("last HTTP status"), null=True, blank=True
+    )
+    last_error = models.TextField(_("last error"), blank=True)
+    error_count = models.PositiveIntegerField(_("error count"), default=0)
     # A new feed is due at once (NULL, as rows made before migration 0005 had, too).
-    next_check_at = models.DateTimeField(null=True, blank=True, db_index=True, default=timezone.now)
+    next_check_at = models.DateTimeField(
+        _("next check at"), null=True, blank=True, db_index=True, default=timezone.now
+    )
     # Set when refresh_feeds or "Import now" queues the feed (next_check_at then
     # moves to the claim's deadline); cleared when an import finishes. Its value
     # travels with the message: an import whose claim was replaced does nothing.
-    claimed_at = models.DateTimeField("queued at", null=True, blank=True, editable=False)
+    claimed_at = models.DateTimeField(_("queued at"), null=True, blank=True, editable=False)
     # Adaptive polling: the observed gap between recent entries (seconds) and
     # the newest entry's date, from the last document that had dated entries.
     poll_interval = models.PositiveIntegerField(
-        "observed interval (s)", null=True, blank=True, editable=False
+        _("observed interval (s)"), null=True, blank=True, editable=False
     )
-    newest_entry_at = models.DateTimeField(null=True, blank=True, editable=False)
+    newest_entry_at = models.DateTimeField(
+        _("newest entry at"), null=True, blank=True, editable=False
+    )
 
     # Bumped on every lock acquisition; writes carry the number they were
     # given and are refused once a newer one exists.
-    fence = models.PositiveBigIntegerField(default=0, editable=False)
+    fence = models.PositiveBigIntegerField(_("fence"), default=0, editable=False)
 
-    created_at = models.DateTimeField(auto_now_add=True)
-    categories = models.ManyToManyField("Category", blank=True, related_name="feeds")
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    # Annotated: django-stubs resolves a lazy reference only as "app_label.Model".
+    categories: models.ManyToManyField[Category, Any] = models.ManyToManyField(
+        "Category", blank=True, related_name="feeds", verbose_name=_("categories")
+    )
 
     objects = FeedManager()
 
     class Meta:
         ordering = ["title", "url"]
+        verbose_name = _("feed")
+        verbose_name_plural = _("feeds")
         indexes = [
             models.Index(fields=["is_active", "next_check_at"], name="feed_due_idx"),
             # The admin's status filters ("failing", last outcome) on many feeds.
@@ -248,14 +283,14 @@ class Feed(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.title or self.url
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return reverse("djangofeeds:feed_detail", kwargs={"pk": self.pk})
 
     @property
-    def public_url(self):
+    def public_url(self) -> str:
         """The URL as the public pages show it: without user:password, query string and
         fragment, where private feeds keep their tokens (``?key=...``)."""
         parts = urlsplit(self.url)

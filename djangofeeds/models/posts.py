@@ -1,21 +1,27 @@
 """Posts, their enclosures and categories, and the tombstones of pruned posts."""
 
+from __future__ import annotations
+
 import json
+from collections.abc import Sequence
 from datetime import datetime
+from typing import Any, Self
 
 from django.db import connections, models
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from djangofeeds.models.feeds import Feed
 
 
-class PostQuerySet(models.QuerySet):
-    def of_active_feeds(self):
+class PostQuerySet(models.QuerySet["Post"]):
+    def of_active_feeds(self) -> Self:
         return self.filter(feed__is_active=True)
 
-    def upsert(self, posts, update_fields):
+    def upsert(self, posts: list[Post], update_fields: Sequence[str]) -> list[Post]:
         """Insert ``posts``, or update ``update_fields`` of those whose (feed, guid) exists;
         return them with their primary keys.
 
@@ -45,7 +51,9 @@ class PostQuerySet(models.QuerySet):
                 post.pk = pks[post.feed_id, post.guid_hash]
         return stored
 
-    def _upsert_json(self, connection, posts, update_fields):
+    def _upsert_json(
+        self, connection: BaseDatabaseWrapper, posts: list[Post], update_fields: Sequence[str]
+    ) -> list[Post]:
         """PostgreSQL: one ``INSERT ... SELECT FROM json_to_recordset(...) ON CONFLICT``.
 
         The statement ``bulk_create`` sends on PostgreSQL, without passing each
@@ -66,9 +74,10 @@ class PostQuerySet(models.QuerySet):
             f"{'text' if isinstance(field, models.CharField) else field.db_type(connection)}"
             for field in fields
         )
+        # get_field() may return a relation, which has no column: never for these names.
         updates = ", ".join(
-            f"{quote(column)} = EXCLUDED.{quote(column)}"
-            for column in (meta.get_field(name).column for name in update_fields)
+            f"{quote(column)} = EXCLUDED.{quote(column)}"  # type: ignore[arg-type]
+            for column in (meta.get_field(name).column for name in update_fields)  # type: ignore[union-attr]
         )
         sql = (
             f"INSERT INTO {quote(meta.db_table)} ({columns}) "
@@ -88,7 +97,7 @@ class PostQuerySet(models.QuerySet):
         return posts
 
 
-def json_value(value):
+def json_value(value: object) -> str:
     """A value the json module cannot write: a datetime, in ISO 8601 (its offset kept)."""
     if isinstance(value, datetime):
         return value.isoformat()
@@ -96,20 +105,25 @@ def json_value(value):
 
 
 class Post(models.Model):
-    feed = models.ForeignKey(Feed, on_delete=models.CASCADE, related_name="posts")
-    guid = models.TextField("GUID")
+    feed = models.ForeignKey(
+        Feed, on_delete=models.CASCADE, related_name="posts", verbose_name=_("feed")
+    )
+    guid = models.TextField(_("GUID"))
     # SHA-256 of guid: guids are unbounded text, the unique key needs a fixed size.
     guid_hash = models.CharField(max_length=64, editable=False)
-    title = models.TextField(blank=True)
-    link = models.URLField(max_length=2000, blank=True)
-    author = models.CharField(max_length=500, blank=True)
-    content = models.TextField(blank=True, help_text="Sanitized HTML.")
-    published_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(null=True, blank=True)
+    title = models.TextField(_("title"), blank=True)
+    link = models.URLField(_("link"), max_length=2000, blank=True)
+    author = models.CharField(_("author"), max_length=500, blank=True)
+    content = models.TextField(_("content"), blank=True, help_text=_("Sanitized HTML."))
+    published_at = models.DateTimeField(_("published at"), null=True, blank=True)
+    updated_at = models.DateTimeField(_("updated at"), null=True, blank=True)
     # Hash of everything above: a re-import rewrites only posts whose checksum changed.
     checksum = models.CharField(max_length=64, editable=False)
-    imported_at = models.DateTimeField(default=timezone.now, editable=False)
-    categories = models.ManyToManyField("Category", blank=True, related_name="posts")
+    imported_at = models.DateTimeField(_("imported at"), default=timezone.now, editable=False)
+    # Annotated: django-stubs resolves a lazy reference only as "app_label.Model".
+    categories: models.ManyToManyField[Category, Any] = models.ManyToManyField(
+        "Category", blank=True, related_name="posts", verbose_name=_("categories")
+    )
 
     objects = PostQuerySet.as_manager()
 
@@ -124,14 +138,16 @@ class Post(models.Model):
             models.Index(fields=["feed", "-published_at"], name="post_feed_published_idx"),
             models.Index(fields=["-published_at"], name="post_published_idx"),
         ]
+        verbose_name = _("post")
+        verbose_name_plural = _("posts")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.title or self.link or self.guid
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return self.link or self.feed.get_absolute_url()
 
-    def get_page_url(self):
+    def get_page_url(self) -> str:
         """The post's page on this site; ``get_absolute_url`` is the original article."""
         return reverse("djangofeeds:post_detail", kwargs={"pk": self.pk})
 
@@ -139,21 +155,30 @@ class Post(models.Model):
 class Enclosure(models.Model):
     """A media file attached to a post: a podcast episode, a video, a PDF."""
 
-    post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="enclosures")
-    url = models.URLField("URL", max_length=2000)
-    type = models.CharField(max_length=100, blank=True, help_text="MIME type, e.g. audio/mpeg.")
+    post = models.ForeignKey(
+        Post, on_delete=models.CASCADE, related_name="enclosures", verbose_name=_("post")
+    )
+    url = models.URLField(_("URL"), max_length=2000)
+    type = models.CharField(
+        _("type"), max_length=100, blank=True, help_text=_("MIME type, e.g. audio/mpeg.")
+    )
     length = models.PositiveBigIntegerField(
-        null=True, blank=True, help_text="Bytes, as the feed says; empty when unknown."
+        _("length"),
+        null=True,
+        blank=True,
+        help_text=_("Bytes, as the feed says; empty when unknown."),
     )
 
     class Meta:
         ordering = ["id"]
+        verbose_name = _("enclosure")
+        verbose_name_plural = _("enclosures")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.url
 
     @property
-    def kind(self):
+    def kind(self) -> str:
         """ "audio" or "video" for what the page plays, else "" (a download link)."""
         kind = self.type.partition("/")[0]
         return kind if kind in ("audio", "video") else ""
@@ -162,22 +187,26 @@ class Enclosure(models.Model):
 class Category(models.Model):
     """A feed's or a post's category: RSS ``<category domain>``, Atom ``term``/``scheme``."""
 
-    name = models.CharField(max_length=100)
+    name = models.CharField(_("name"), max_length=100)
     domain = models.CharField(
-        max_length=500, blank=True, help_text="RSS domain or Atom scheme; often empty."
+        _("domain"),
+        max_length=500,
+        blank=True,
+        help_text=_("RSS domain or Atom scheme; often empty."),
     )
 
     class Meta:
         ordering = ["name", "domain"]
-        verbose_name_plural = "categories"
+        verbose_name = _("category")
+        verbose_name_plural = _("categories")
         constraints = [
             models.UniqueConstraint(fields=["name", "domain"], name="category_unique_name_domain")
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return f"{reverse('djangofeeds:post_list')}?category={self.pk}"
 
 
@@ -199,5 +228,5 @@ class PrunedPost(models.Model):
             models.UniqueConstraint(fields=["feed", "guid_hash"], name="prunedpost_unique_guid")
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"pruned post {self.guid_hash[:12]} of feed #{self.feed_id}"

@@ -5,6 +5,8 @@ import json
 from django.db import connections, models
 from django.db.models.sql import UpdateQuery
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from djangofeeds.models.feeds import Feed, Outcome
 
@@ -58,7 +60,7 @@ class ImportRunQuerySet(models.QuerySet):
         with connection.cursor() as cursor:
             cursor.execute(sql, [json.dumps(feeds, default=str), json.dumps(runs, default=str)])
             inserted = {feed_id: pk for pk, feed_id in cursor.fetchall()}
-        for run, pk, _, _ in writes:
+        for run, pk, _fence, _changes in writes:
             if pk in inserted:
                 run.pk = inserted[pk]
                 run._state.adding, run._state.db = False, self.db
@@ -202,7 +204,9 @@ def update_statement(pk, fence, changes, connection):
 
 
 class ImportRun(models.Model):
-    feed = models.ForeignKey(Feed, on_delete=models.CASCADE, related_name="import_runs")
+    feed = models.ForeignKey(
+        Feed, on_delete=models.CASCADE, related_name="import_runs", verbose_name=_("feed")
+    )
     # The refresh round that queued this import (none for one a person started).
     refresh_run = models.ForeignKey(
         "RefreshRun",
@@ -210,26 +214,26 @@ class ImportRun(models.Model):
         null=True,
         blank=True,
         related_name="import_runs",
-        verbose_name="refresh round",
+        verbose_name=_("refresh round"),
     )
-    task_id = models.CharField("task id", max_length=255, blank=True)
-    worker = models.CharField(max_length=255, blank=True)
-    started_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    outcome = models.CharField(max_length=20, choices=Outcome.choices)
-    http_status = models.PositiveSmallIntegerField("HTTP status", null=True, blank=True)
-    created = models.PositiveIntegerField(default=0)
-    updated = models.PositiveIntegerField(default=0)
-    error = models.TextField(blank=True)
+    task_id = models.CharField(_("task id"), max_length=255, blank=True)
+    worker = models.CharField(_("worker"), max_length=255, blank=True)
+    started_at = models.DateTimeField(_("started at"), default=timezone.now)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    outcome = models.CharField(_("outcome"), max_length=20, choices=Outcome.choices)
+    http_status = models.PositiveSmallIntegerField(_("HTTP status"), null=True, blank=True)
+    created = models.PositiveIntegerField(pgettext_lazy("number of posts", "created"), default=0)
+    updated = models.PositiveIntegerField(pgettext_lazy("number of posts", "updated"), default=0)
+    error = models.TextField(_("error"), blank=True)
     warning = models.TextField(
-        blank=True, help_text="Parser warnings on a feed that still imported."
+        _("warning"), blank=True, help_text=_("Parser warnings on a feed that still imported.")
     )
-    bytes_received = models.PositiveIntegerField(default=0)
-    fetch_ms = models.PositiveIntegerField("fetch (ms)", default=0)
-    parse_ms = models.PositiveIntegerField("parse (ms)", default=0)
-    store_ms = models.PositiveIntegerField("store (ms)", default=0)
+    bytes_received = models.PositiveIntegerField(_("bytes received"), default=0)
+    fetch_ms = models.PositiveIntegerField(_("fetch (ms)"), default=0)
+    parse_ms = models.PositiveIntegerField(_("parse (ms)"), default=0)
+    store_ms = models.PositiveIntegerField(_("store (ms)"), default=0)
     # Stored from a document a WebSub hub pushed, not from a fetch.
-    pushed = models.BooleanField(default=False)
+    pushed = models.BooleanField(_("pushed"), default=False)
 
     objects = ImportRunQuerySet.as_manager()
 
@@ -241,9 +245,15 @@ class ImportRun(models.Model):
             # The admin's default ordering and date drill-down, and the retention cutoff.
             models.Index(fields=["-started_at", "-id"], name="importrun_started_idx"),
         ]
+        verbose_name = _("import run")
+        verbose_name_plural = _("import runs")
 
     def __str__(self):
-        return f"{self.feed} at {self.started_at:%Y-%m-%d %H:%M:%S}: {self.get_outcome_display()}"
+        return gettext("%(feed)s at %(time)s: %(outcome)s") % {
+            "feed": self.feed,
+            "time": f"{self.started_at:%Y-%m-%d %H:%M:%S}",
+            "outcome": self.get_outcome_display(),
+        }
 
     def get_absolute_url(self):
         return self.feed.get_absolute_url()
@@ -262,13 +272,15 @@ class RefreshRun(models.Model):
     it); until then ``progress()`` counts the runs so far.
     """
 
-    started_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    feeds = models.PositiveIntegerField(default=0)
-    imported = models.PositiveIntegerField(default=0)
-    not_modified = models.PositiveIntegerField(default=0)
-    skipped = models.PositiveIntegerField(default=0)
-    failed = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField(_("started at"), default=timezone.now)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    feeds = models.PositiveIntegerField(_("feeds"), default=0)
+    imported = models.PositiveIntegerField(pgettext_lazy("number of feeds", "imported"), default=0)
+    not_modified = models.PositiveIntegerField(
+        pgettext_lazy("number of feeds", "not modified"), default=0
+    )
+    skipped = models.PositiveIntegerField(pgettext_lazy("number of feeds", "skipped"), default=0)
+    failed = models.PositiveIntegerField(pgettext_lazy("number of feeds", "failed"), default=0)
 
     class Meta:
         ordering = ["-started_at", "-id"]
@@ -279,9 +291,15 @@ class RefreshRun(models.Model):
                 name="refreshrun_open_idx",
             )
         ]
+        verbose_name = _("refresh run")
+        verbose_name_plural = _("refresh runs")
 
     def __str__(self):
-        return f"refresh of {self.feeds} feeds at {self.started_at:%Y-%m-%d %H:%M:%S}"
+        return ngettext(
+            "refresh of %(count)d feeds at %(time)s",
+            "refresh of %(count)d feeds at %(time)s",
+            self.feeds,
+        ) % {"count": self.feeds, "time": f"{self.started_at:%Y-%m-%d %H:%M:%S}"}
 
     def progress(self):
         """``(done, counts)``: feeds with a run in this round, and runs per outcome."""

@@ -1,7 +1,8 @@
 """README.md and docs/ hold together: every link lands, every app setting is documented.
 
 The docs are plain markdown read on GitHub or in a checkout, so a link is a path
-relative to the file it is in, and an anchor is GitHub's slug of a heading.
+relative to the file it is in, and an anchor is GitHub's slug of a heading. The
+README's links are absolute (it is the package index's page too): tests/host/test_release.py.
 """
 
 import ast
@@ -12,33 +13,20 @@ from django.conf import settings
 
 from blog import conf as blog_conf
 from djangofeeds import conf as djangofeeds_conf
+from tests.support.markdown import heading_anchors, is_relative, link_targets, repository_path
 
 BASE = Path(settings.BASE_DIR)
 DOCUMENTS = [BASE / "README.md", *sorted((BASE / "docs").glob("*.md"))]
-FENCE = re.compile(r"^ *```.*?^ *```", re.MULTILINE | re.DOTALL)
-LINK = re.compile(r"\]\(([^)\s]+)\)|<img [^>]*src=\"([^\"]+)\"")
-# Files another slice of issue 21 adds (the changelog): a link to one is checked
-# once it exists; until the branches are merged it may be missing.
-ADDED_BY_ANOTHER_SLICE = {BASE / "CHANGELOG.md"}
-
-
-def slug(heading):
-    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
-    text = heading.strip().lower().replace("`", "")
-    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
 def anchors(path):
     """The anchors of a markdown file's headings (those outside code blocks)."""
-    text = FENCE.sub("", path.read_text())
-    return {slug(title) for title in re.findall(r"^#+ (.+)$", text, re.MULTILINE)}
+    return heading_anchors(path.read_text())
 
 
 def links(path):
     """The relative links and image sources of a markdown file, outside code."""
-    text = re.sub(r"`[^`\n]*`", "", FENCE.sub("", path.read_text()))
-    found = [link or image for link, image in LINK.findall(text)]
-    return [link for link in found if not re.match(r"[a-z]+:", link)]
+    return [target for target in link_targets(path.read_text()) if is_relative(target)]
 
 
 def app_settings_table(app):
@@ -77,8 +65,7 @@ def test_docs_links_resolve_to_files_and_headings():
             path = (document.parent / target).resolve() if target else document
             checked += 1
             if not path.exists():
-                if path not in ADDED_BY_ANOTHER_SLICE:
-                    broken.append(f"{document.name}: {link} (no such file)")
+                broken.append(f"{document.name}: {link} (no such file)")
             elif anchor and anchor not in anchors(path):
                 broken.append(f"{document.name}: {link} (no such heading)")
     assert checked >= 30  # the parse finds the links (not vacuous)
@@ -86,8 +73,10 @@ def test_docs_links_resolve_to_files_and_headings():
 
 
 def test_docs_screenshots_are_shown():
-    """Every picture in docs/screenshots/ is shown by the README."""
-    shown = {(BASE / link).resolve() for link in links(BASE / "README.md")}
+    """Every picture in docs/screenshots/ is shown by the README (by absolute URLs: it is
+    the package index's page too)."""
+    targets = link_targets((BASE / "README.md").read_text())
+    shown = {(BASE / path).resolve() for target in targets if (path := repository_path(target))}
     pictures = set((BASE / "docs" / "screenshots").glob("*.png"))
     assert pictures and pictures <= shown, pictures - shown
 

@@ -3,16 +3,21 @@
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import Truncator
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from djangofeeds.finder import Discovery, DiscoveryError
 from djangofeeds.models import Feed, InvalidFeedURL
 
 
 class Command(BaseCommand):
-    help = (
-        "Subscribe to feeds by URL, or by the URL of a page that links to them; "
-        "with --import, import them right away (in this process)."
-    )
+    # A property: argparse wraps the description with re, which takes no lazy string.
+    @property
+    def help(self):
+        return gettext(
+            "Subscribe to feeds by URL, or by the URL of a page that links to them; "
+            "with --import, import them right away (in this process)."
+        )
 
     def add_arguments(self, parser):
         parser.add_argument("urls", nargs="+", metavar="URL")
@@ -20,19 +25,19 @@ class Command(BaseCommand):
             "--import",
             dest="import_now",
             action="store_true",
-            help="import the feeds now, under their locks",
+            help=_("import the feeds now, under their locks"),
         )
         parser.add_argument(
             "--all",
             dest="every",
             action="store_true",
-            help="a page that links to several feeds: add them all (default: the first)",
+            help=_("a page that links to several feeds: add them all (default: the first)"),
         )
         parser.add_argument(
             "--no-discover",
             dest="discover",
             action="store_false",
-            help="store the URLs as given, without fetching them to find their feeds",
+            help=_("store the URLs as given, without fetching them to find their feeds"),
         )
 
     def handle(self, *, urls, import_now=False, every=False, discover=True, **options):
@@ -53,7 +58,9 @@ class Command(BaseCommand):
                 invalid += 1
                 continue
             if not every and len(found.feeds) > 1:
-                self.stdout.write(f"{found.page} also links to (add them with --all):")
+                self.stdout.write(
+                    gettext("%(page)s also links to (add them with --all):") % {"page": found.page}
+                )
                 for link in found.feeds[1:]:
                     self.stdout.write(f"  {link.url}  {link.label}")
         if import_now and feeds:
@@ -66,15 +73,28 @@ class Command(BaseCommand):
                 stderr=self.stderr,
             )
         if invalid:
-            raise CommandError(f"{invalid} of {len(urls)} URLs were not added")
+            raise CommandError(
+                ngettext(
+                    "%(invalid)d of %(count)d URLs were not added",
+                    "%(invalid)d of %(count)d URLs were not added",
+                    invalid,
+                )
+                % {"invalid": invalid, "count": len(urls)}
+            )
 
     def report(self, feed, created, found):
-        where = f" (found on {found.page})" if found.page else ""
+        where = " " + gettext("(found on %(page)s)") % {"page": found.page} if found.page else ""
         if created:
-            self.stdout.write(self.style.SUCCESS(f"Added {feed.url}{where}"))
+            self.stdout.write(
+                self.style.SUCCESS(gettext("Added %(url)s") % {"url": feed.url} + where)
+            )
         else:
-            self.stdout.write(f"Already subscribed: {feed.url}{where}")
+            self.stdout.write(gettext("Already subscribed: %(url)s") % {"url": feed.url} + where)
         if found.unchecked:
             self.stdout.write(
-                self.style.WARNING(f"  not checked ({found.unchecked}); the importer will retry it")
+                self.style.WARNING(
+                    "  "
+                    + gettext("not checked (%(why)s); the importer will retry it")
+                    % {"why": found.unchecked}
+                )
             )

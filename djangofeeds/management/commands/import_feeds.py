@@ -12,7 +12,7 @@ from celery.backends.base import DisabledBackend
 from celery.result import EagerResult
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from djangofeeds.dispatch import IMPORT_FEED, enqueue_imports
 from djangofeeds.locks import LockUnavailable
@@ -22,27 +22,39 @@ from djangofeeds.runs import failed_reply, reply
 
 
 class Command(BaseCommand):
-    help = (
-        "Import feeds: queue them for the workers (default), wait for the workers (--wait), "
-        "or import in this process under the same locks (--sync)."
-    )
+    @property
+    def help(self):
+        # At call time: argparse cannot take a lazy string for the command's description.
+        return _(
+            "Import feeds: queue them for the workers (default), wait for the workers (--wait), "
+            "or import in this process under the same locks (--sync)."
+        )
 
     def add_arguments(self, parser):
         parser.add_argument("urls", nargs="*", metavar="URL")
         which = parser.add_mutually_exclusive_group()
-        which.add_argument("--all", action="store_true", help="every active feed")
+        which.add_argument("--all", action="store_true", help=gettext_lazy("every active feed"))
         which.add_argument(
             "--due",
             action="store_true",
-            help="active feeds whose next check time has come (the default without URLs)",
+            help=gettext_lazy(
+                "active feeds whose next check time has come (the default without URLs)"
+            ),
         )
         how = parser.add_mutually_exclusive_group()
-        how.add_argument("--sync", action="store_true", help="import here, one feed after another")
         how.add_argument(
-            "--wait", action="store_true", help="queue, then wait for the workers to finish"
+            "--sync", action="store_true", help=gettext_lazy("import here, one feed after another")
+        )
+        how.add_argument(
+            "--wait",
+            action="store_true",
+            help=gettext_lazy("queue, then wait for the workers to finish"),
         )
         parser.add_argument(
-            "--timeout", type=float, default=600, help="seconds --wait waits (default 600)"
+            "--timeout",
+            type=float,
+            default=600,
+            help=gettext_lazy("seconds --wait waits (default 600)"),
         )
 
     def handle(self, **options):
@@ -144,7 +156,9 @@ class Command(BaseCommand):
         if self.verbosity == 0 or not results:
             return
         width = min(max(len(result["url"]) for result in results), 70)
-        self.stdout.write(f"{'URL':<{width}}  {'status':<12} {'new':>5} {'changed':>7}  error")
+        url, status, new, changed = _("URL"), _("status"), _("new"), _("changed")
+        error = _("error")
+        self.stdout.write(f"{url:<{width}}  {status:<12} {new:>5} {changed:>7}  {error}")
         for result in results:
             style = self.style.ERROR if result["status"] == Outcome.FAILED else (lambda text: text)
             line = (

@@ -1,19 +1,24 @@
 """``manage.py opml_export [-o FILE]``: write our feeds as an OPML subscription list."""
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from djangofeeds.models import Feed
 from djangofeeds.opml import build_opml
 
 
 class Command(BaseCommand):
-    help = "Write every feed as OPML 2.0 (to standard output, or to FILE with -o)."
+    # A property: argparse wraps the description with re, which takes no lazy string.
+    @property
+    def help(self):
+        return gettext("Write every feed as OPML 2.0 (to standard output, or to FILE with -o).")
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "-o", "--output", metavar="FILE", help="write to FILE instead of standard output"
+            "-o", "--output", metavar="FILE", help=_("write to FILE instead of standard output")
         )
-        parser.add_argument("--active", action="store_true", help="only active feeds")
+        parser.add_argument("--active", action="store_true", help=_("only active feeds"))
 
     def handle(self, output=None, active=False, **options):
         feeds = Feed.objects.active() if active else Feed.objects.all()
@@ -25,6 +30,15 @@ class Command(BaseCommand):
             with open(output, "wb") as handle:
                 handle.write(document)
         except OSError as exc:
-            raise CommandError(f"cannot write {output}: {exc.strerror}") from exc
+            raise CommandError(
+                gettext("cannot write %(file)s: %(error)s")
+                % {"file": output, "error": exc.strerror}
+            ) from exc
         if options["verbosity"] > 0:
-            self.stderr.write(f"Wrote {feeds.count()} feeds to {output}")
+            count = feeds.count()
+            self.stderr.write(
+                ngettext(
+                    "Wrote %(count)d feeds to %(file)s", "Wrote %(count)d feeds to %(file)s", count
+                )
+                % {"count": count, "file": output}
+            )

@@ -5,24 +5,29 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, transaction
 from django.utils.text import Truncator
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from djangofeeds.models import Feed, InvalidFeedURL
 from djangofeeds.opml import OPMLError, parse_opml
 
 
 class Command(BaseCommand):
-    help = (
-        "Subscribe to the feeds of an OPML file (nested folders included; known feeds skipped; "
-        "a row that names a page gets the page's feed)."
-    )
+    # A property: argparse wraps the description with re, which takes no lazy string.
+    @property
+    def help(self):
+        return gettext(
+            "Subscribe to the feeds of an OPML file (nested folders included; known feeds "
+            "skipped; a row that names a page gets the page's feed)."
+        )
 
     def add_arguments(self, parser):
-        parser.add_argument("file", help="an OPML file, or - for standard input")
+        parser.add_argument("file", help=_("an OPML file, or - for standard input"))
         parser.add_argument(
             "--no-discover",
             dest="discover",
             action="store_false",
-            help="store the URLs as written, without fetching each one to find its feed",
+            help=_("store the URLs as written, without fetching each one to find its feed"),
         )
 
     def handle(self, file, discover=True, **options):
@@ -51,23 +56,35 @@ class Command(BaseCommand):
                 continue
             except DatabaseError as exc:
                 # The rest of the file still counts: a row the database refuses is reported.
-                invalid.append((outline.url, f"the database refused it ({type(exc).__name__})"))
+                why = gettext("the database refused it (%(error)s)")
+                invalid.append((outline.url, why % {"error": type(exc).__name__}))
                 continue
             if created:
                 added += 1
                 if options["verbosity"] > 1:
-                    found_on = f" (found on {outline.url})" if feed.url != outline.url else ""
-                    self.stdout.write(f"added: {feed.url}{found_on}")
+                    found_on = (
+                        " " + gettext("(found on %(page)s)") % {"page": outline.url}
+                        if feed.url != outline.url
+                        else ""
+                    )
+                    self.stdout.write(gettext("added: %(url)s") % {"url": feed.url} + found_on)
             else:
                 skipped += 1
-        summary = (
-            f"{len(outlines)} feeds in the file: "
-            f"{added} added, {skipped} skipped, {len(invalid)} invalid"
-        )
+        summary = ngettext(
+            "%(count)d feeds in the file: "
+            "%(added)d added, %(skipped)d skipped, %(invalid)d invalid",
+            "%(count)d feeds in the file: "
+            "%(added)d added, %(skipped)d skipped, %(invalid)d invalid",
+            len(outlines),
+        ) % {"count": len(outlines), "added": added, "skipped": skipped, "invalid": len(invalid)}
         self.stdout.write(self.style.SUCCESS(summary + (":" if invalid else "")))
         for url, reason in invalid:
             self.stdout.write(
-                self.style.WARNING(f"  invalid: {Truncator(url).chars(100) or '(empty)'}: {reason}")
+                self.style.WARNING(
+                    "  "
+                    + gettext("invalid: %(url)s: %(why)s")
+                    % {"url": Truncator(url).chars(100) or gettext("(empty)"), "why": reason}
+                )
             )
 
     def read(self, file):
@@ -77,4 +94,6 @@ class Command(BaseCommand):
             with open(file, "rb") as handle:
                 return handle.read()
         except OSError as exc:
-            raise CommandError(f"cannot read {file}: {exc.strerror}") from exc
+            raise CommandError(
+                gettext("cannot read %(file)s: %(error)s") % {"file": file, "error": exc.strerror}
+            ) from exc

@@ -15,6 +15,8 @@ from django.apps import apps
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils.module_loading import module_has_submodule
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 # IntervalSchedule's periods, largest first: 3600 s shows as "every hour".
 PERIODS = [("days", 86400), ("hours", 3600), ("minutes", 60), ("seconds", 1)]
@@ -33,7 +35,10 @@ def app_schedules(labels=()):
             found[config.label] = module
     missing = set(labels) - set(found)
     if missing:
-        raise CommandError(f"No installed app with a beat schedule: {', '.join(sorted(missing))}.")
+        raise CommandError(
+            gettext("No installed app with a beat schedule: %(apps)s.")
+            % {"apps": ", ".join(sorted(missing))}
+        )
     return found
 
 
@@ -49,7 +54,10 @@ def schedule_fields(schedule):
         return {**fields, "crontab": row}
     seconds = schedule.total_seconds() if isinstance(schedule, timedelta) else schedule
     if seconds <= 0 or seconds != int(seconds):
-        raise CommandError(f"A schedule must be whole seconds above 0, not {schedule!r}.")
+        raise CommandError(
+            gettext("A schedule must be whole seconds above 0, not %(schedule)s.")
+            % {"schedule": repr(schedule)}
+        )
     period, size = next((p, s) for p, s in PERIODS if seconds % s == 0)
     row = IntervalSchedule.objects.filter(every=seconds // size, period=period).first()
     row = row or IntervalSchedule.objects.create(every=seconds // size, period=period)
@@ -73,26 +81,31 @@ def entry_fields(entry, description):
 
 
 class Command(BaseCommand):
-    help = (
-        "Create the django-celery-beat entries of the apps' periodic tasks "
-        "(each app's schedules.BEAT_SCHEDULE). Existing entries are kept as they are."
-    )
+    # A property: argparse wraps the description with re, which takes no lazy string.
+    @property
+    def help(self):
+        return gettext(
+            "Create the django-celery-beat entries of the apps' periodic tasks "
+            "(each app's schedules.BEAT_SCHEDULE). Existing entries are kept as they are."
+        )
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "app_labels", nargs="*", metavar="APP", help="only these apps (default: all)"
+            "app_labels", nargs="*", metavar="APP", help=_("only these apps (default: all)")
         )
         parser.add_argument(
             "--reset",
             action="store_true",
-            help="also put each existing entry back to the app's defaults",
+            help=_("also put each existing entry back to the app's defaults"),
         )
 
     def handle(self, *args, app_labels, reset, verbosity, **options):
         if not apps.is_installed("django_celery_beat"):
             raise CommandError(
-                "django-celery-beat is not in INSTALLED_APPS: put the apps' BEAT_SCHEDULE "
-                "dicts into CELERY_BEAT_SCHEDULE instead (see the docs on schedules)."
+                gettext(
+                    "django-celery-beat is not in INSTALLED_APPS: put the apps' BEAT_SCHEDULE "
+                    "dicts into CELERY_BEAT_SCHEDULE instead (see the docs on schedules)."
+                )
             )
         from django_celery_beat.models import PeriodicTask
 
@@ -105,7 +118,8 @@ class Command(BaseCommand):
                     if existing is not None and not reset:
                         kept += 1
                         if verbosity >= 2:
-                            self.stdout.write(f"kept     {existing}")
+                            done = gettext("kept")
+                            self.stdout.write(f"{done:<8} {existing}")
                         continue
                     fields = entry_fields(entry, descriptions.get(name, ""))
                     task = existing or PeriodicTask(name=name)
@@ -117,9 +131,15 @@ class Command(BaseCommand):
                     else:
                         reset_count += 1
                     if verbosity >= 2:
-                        self.stdout.write(f"{'reset' if existing else 'created':<8} {task}")
+                        done = gettext("reset") if existing else gettext("created")
+                        self.stdout.write(f"{done:<8} {task}")
         if verbosity >= 1:
-            message = f"Beat entries: {created} created, {kept} kept as they were"
+            counts = {"created": created, "kept": kept, "reset": reset_count}
             if reset:
-                message += f", {reset_count} reset to the defaults"
-            self.stdout.write(self.style.SUCCESS(message + "."))
+                message = gettext(
+                    "Beat entries: %(created)d created, %(kept)d kept as they were, "
+                    "%(reset)d reset to the defaults."
+                )
+            else:
+                message = gettext("Beat entries: %(created)d created, %(kept)d kept as they were.")
+            self.stdout.write(self.style.SUCCESS(message % counts))
