@@ -150,7 +150,7 @@ class Command(BaseCommand):
                     + still
                 )
             time.sleep(0.2)
-        return [results[url] for url, _ in queued]
+        return [results[url] for url, _result in queued]
 
     def print_table(self, results):
         if self.verbosity == 0 or not results:
@@ -172,7 +172,7 @@ class Command(BaseCommand):
 def sent_message(queued, waiting):
     """What the command says once the imports are sent: true in eager mode too."""
     count = len(queued)
-    if queued and all(isinstance(result, EagerResult) for _, result in queued):
+    if queued and all(isinstance(result, EagerResult) for _url, result in queued):
         # CELERY_TASK_ALWAYS_EAGER: each import ran in this process as it was sent.
         text = ngettext(
             "Imported %d feed in this process (CELERY_TASK_ALWAYS_EAGER)",
@@ -190,7 +190,7 @@ def sent_message(queued, waiting):
 
 def results_are_kept(queued):
     """Whether Celery's result backend can tell how each import ended."""
-    eager = all(isinstance(result, EagerResult) for _, result in queued)
+    eager = all(isinstance(result, EagerResult) for _url, result in queued)
     return eager or not isinstance(current_app.backend, DisabledBackend)
 
 
@@ -221,7 +221,7 @@ class ImportRuns:
     """
 
     def __init__(self, queued):
-        urls = [url for url, _ in queued]
+        urls = [url for url, _result in queued]
         self.feed_pks = dict(Feed.objects.filter(url__in=urls).values_list("url", "pk"))
         self.runs, self.claimed = {}, set()
 
