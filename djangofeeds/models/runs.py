@@ -296,7 +296,7 @@ class RefreshRun(models.Model):
 
     def __str__(self):
         return ngettext(
-            "refresh of %(count)d feeds at %(time)s",
+            "refresh of %(count)d feed at %(time)s",
             "refresh of %(count)d feeds at %(time)s",
             self.feeds,
         ) % {"count": self.feeds, "time": f"{self.started_at:%Y-%m-%d %H:%M:%S}"}

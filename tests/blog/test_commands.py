@@ -31,7 +31,7 @@ def test_recheck_comments_sends_stale_pending_ones(comments, django_capture_on_c
     old, recent = comments
     with django_capture_on_commit_callbacks() as callbacks:
         output = run()
-    assert output == "Sent 1 pending comment(s) for re-checking; 2 comment(s) pending in all.\n"
+    assert output == "Sent 1 pending comment for re-checking; 2 comments pending in all.\n"
     assert len(callbacks) == 1
     assert old.events.get().kind == "rechecked"
     assert not recent.events.exists()

@@ -62,15 +62,15 @@ class Command(BaseCommand):
             self.stdout.write(
                 self.style.SUCCESS(
                     ngettext(
-                        "Sent %(count)d pending comment(s) for re-checking;",
-                        "Sent %(count)d pending comment(s) for re-checking;",
+                        "Sent %(count)d pending comment for re-checking;",
+                        "Sent %(count)d pending comments for re-checking;",
                         count,
                     )
                     % {"count": count}
                     + " "
                     + ngettext(
-                        "%(count)d comment(s) pending in all.",
-                        "%(count)d comment(s) pending in all.",
+                        "%(count)d comment pending in all.",
+                        "%(count)d comments pending in all.",
                         pending,
                     )
                     % {"count": pending}

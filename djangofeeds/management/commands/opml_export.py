@@ -38,7 +38,7 @@ class Command(BaseCommand):
             count = feeds.count()
             self.stderr.write(
                 ngettext(
-                    "Wrote %(count)d feeds to %(file)s", "Wrote %(count)d feeds to %(file)s", count
+                    "Wrote %(count)d feed to %(file)s", "Wrote %(count)d feeds to %(file)s", count
                 )
                 % {"count": count, "file": output}
             )
