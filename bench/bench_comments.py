@@ -229,7 +229,7 @@ def main():
             f"Why not p99 < {goal_ms:.0f} ms: the view sends the check after its response (it "
             f"never waits on Akismet or the broker), and with the worker stopped the same POSTs "
             f"measured p99 {alone_p99:.1f} ms (p50 {alone_p50:.1f}). {where}; see "
-            "docs/performance.md (twelfth round)."
+            "docs/dev/performance.md (twelfth round)."
         )
     report.save()
 

@@ -170,7 +170,7 @@ def main():
             "run queue behind the others, several times its own work "
             f"(p99 {skip_p99:.0f} ms). Celery's own no-op task took {median(floor):.1f} ms "
             f"(median) in the same burst: the skip is {skip_median / median(floor):.1f}x "
-            "Celery's floor here. See docs/performance.md for the split."
+            "Celery's floor here. See docs/dev/performance.md for the split."
         )
     report.save()
 

@@ -135,7 +135,7 @@ def write_docs(reports, seconds, started_at):
         "the ratios, not absolute times across runs). Raw numbers: `bench/results/*.json`.",
         "How to run and what each script does: `bench/` and"
         " [Development](development.md#benchmarks); how the figures were taken apart"
-        " and cut: [Performance](performance.md).",
+        " and cut: [Performance, how we measured](dev/performance.md).",
         "",
         markdown_table(rows),
         "",

@@ -51,7 +51,7 @@ class SpamServiceTask(Task):
     acks_late = True
     # No STARTED row (CELERY_TASK_TRACK_STARTED is for imports an operator waits on):
     # nobody watches a check run, and that upsert was the largest part of the worker's
-    # CPU while a burst of comments arrived, next to the form's POSTs (docs/performance.md).
+    # CPU while a burst of comments arrived, next to the form's POSTs (docs/dev/performance.md).
     track_started = False
 
     # Read from the settings when Celery builds the task (the retry wrapper

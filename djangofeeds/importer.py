@@ -136,7 +136,7 @@ class Importer:
 
         The run is saved with the feed's write: on PostgreSQL both are one
         statement, which needs no transaction of its own (the commonest import
-        is this one; docs/performance.md), and which ``later`` may send with
+        is this one; docs/dev/performance.md), and which ``later`` may send with
         other feeds' (a batch's).
         """
         feed, run, rate = self.feed, self.run, (self.feed.poll_interval, self.feed.newest_entry_at)

@@ -3,7 +3,7 @@
 A dead server holds its fetch until the fetch deadline. While the batch waited
 for it, it held its pool process too, doing nothing: with 2% of the scheduled
 feeds timing out, the healthy ones lost 17% to 30% of their throughput to the
-processes held so (docs/performance.md, ninth and tenth rounds). Instead,
+processes held so (docs/dev/performance.md, ninth and tenth rounds). Instead,
 ``run_batch`` hands such imports over here and its task returns: the pool
 process takes its next message while one thread of the process waits for
 their answers and finishes each as the batch would have (store, finish,

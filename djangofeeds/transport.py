@@ -123,7 +123,7 @@ def send_get(url, headers, *, sni_hostname, timeout):
     A feed's fetch needs nothing of ``httpx.Client`` but the request: no
     cookie jar (a cookie stored under a checked IP address would go to the
     next host name on that address), no default headers, no hooks. About a
-    third of a fetch's CPU went there (docs/performance.md). As the client's
+    third of a fetch's CPU went there (docs/dev/performance.md). As the client's
     hook does, a Location that cannot be read is a ``FetchError`` in words.
     """
     extensions = {"sni_hostname": sni_hostname, "timeout": httpx.Timeout(timeout).as_dict()}

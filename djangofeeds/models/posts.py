@@ -62,7 +62,7 @@ class PostQuerySet(models.QuerySet["Post"]):
         travel as one JSON document, made by the json module's C encoder:
         psycopg dumps array parameters in Python, value by value, and a
         50-post import's arrays cost 2.2 ms of the worker's CPU, its JSON
-        0.6 ms (docs/performance.md). Text columns are read as ``text``, so a
+        0.6 ms (docs/dev/performance.md). Text columns are read as ``text``, so a
         value too long for its ``varchar`` is refused by the INSERT, not cut.
         """
         meta = self.model._meta

@@ -23,7 +23,7 @@ class ImportRunQuerySet(models.QuerySet):
         updated``: the feed ``pk`` under ``fence`` (``Feed.objects.fenced``)
         gets ``changes``, and the run is inserted for the row updated, in one
         round trip and one implicit transaction, instead of BEGIN, UPDATE,
-        INSERT and COMMIT (a 304's whole record; docs/performance.md). When no
+        INSERT and COMMIT (a 304's whole record; docs/dev/performance.md). When no
         row matches (a newer fence), nothing is written and False is returned.
         PostgreSQL only (``can_insert_with_update``).
         """
@@ -72,7 +72,7 @@ class ImportRunQuerySet(models.QuerySet):
         ``INSERT ... SELECT`` from the feed by its URL, instead of a SELECT of
         the feed and an INSERT: a skip's record is one round trip (under
         contention each blocking call waits for a core again;
-        docs/performance.md). The feed comes back with its id and URL loaded,
+        docs/dev/performance.md). The feed comes back with its id and URL loaded,
         its other fields when read. Returns None, writing nothing, when no feed
         has ``url``, and on MariaDB and MySQL (no ``INSERT ... RETURNING`` used
         there): the caller saves the run itself.
@@ -179,7 +179,7 @@ def update_statement(pk, fence, changes, connection):
     When every change is a plain value, the statement is written here, as
     Django would write it (``get_db_prep_save``), without building a queryset
     and compiling it: that took nearly half of a 304's write CPU in a worker
-    (docs/performance.md, fourth round). Expressions are compiled by Django.
+    (docs/dev/performance.md, fourth round). Expressions are compiled by Django.
     """
     fields = [Feed._meta.get_field(name) for name in changes]  # in the order of changes
     if not all(map(plain, changes.values())) or any(
