@@ -102,6 +102,12 @@ def leave_out_project_wiring(config, items):
         print(f"\n{len(wired)} tests need the project's own wiring: left out under these settings")
 
 
+@pytest.fixture
+def no_rate_limit(settings):
+    """Many comments from one test IP: no per-IP limit."""
+    settings.BLOG_COMMENTS_PER_MINUTE = 0
+
+
 @pytest.fixture(autouse=True)
 def forget_process_local_cache():
     """A process-local cache (a host's LocMem default) is emptied after each test, as the

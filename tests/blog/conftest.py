@@ -16,6 +16,13 @@ def isolated_blog_state(settings):
     akismet_client.clear_misconfigured()
 
 
+@pytest.fixture
+def local_rules(settings):
+    """No Akismet key: the local rules judge."""
+    settings.AKISMET_API_KEY = ""
+    return settings
+
+
 @pytest.fixture(scope="package")
 def spam_worker(akismet_server, django_db_setup, django_db_blocker):
     """One worker on the spam queue, using the stand-in, shared by the blog's tests."""

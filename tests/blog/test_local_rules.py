@@ -18,13 +18,6 @@ def local_check(**comment_fields):
     return verdict.kind, local_reasons(verdict.data, comment.pk)
 
 
-@pytest.fixture
-def local_rules(settings):
-    """No Akismet key: the local rules judge."""
-    settings.AKISMET_API_KEY = ""
-    return settings
-
-
 def test_local_rules_pass_an_ordinary_comment(local_rules):
     """A plain comment with a link or two is ham."""
     text = "Nice post, see https://example.com/ and www.example.org for more."

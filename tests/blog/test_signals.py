@@ -13,12 +13,6 @@ from tests.support.comments import VALID, post_comment
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def local_rules(settings):
-    settings.AKISMET_API_KEY = ""
-    return settings
-
-
 def test_comment_will_be_posted_gets_the_unsaved_comment_and_the_request(
     client, django_capture_on_commit_callbacks
 ):

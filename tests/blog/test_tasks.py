@@ -19,12 +19,6 @@ def kinds(comment):
     return list(comment.events.values_list("kind", flat=True))
 
 
-@pytest.fixture
-def local_rules(settings):
-    settings.AKISMET_API_KEY = ""
-    return settings
-
-
 def test_spam_filter_publishes_ham_with_local_rules(local_rules):
     """A clean comment is published, with a "checked" event and the payload it was checked with."""
     comment = CommentFactory()

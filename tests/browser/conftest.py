@@ -89,9 +89,8 @@ def worker(akismet_server, django_db_setup, django_db_blocker):
 
 
 @pytest.fixture(autouse=True)
-def no_rate_limit(settings):
+def every_page_from_one_ip(no_rate_limit):
     """Every page comes from 127.0.0.1: the per-IP comment limit is for other tests."""
-    settings.BLOG_COMMENTS_PER_MINUTE = 0
 
 
 @pytest.fixture

@@ -1,8 +1,10 @@
-"""Fixtures of the djangofeeds tests: the caches a lock can live in."""
+"""Fixtures of the djangofeeds tests: the caches a lock can live in, and a clean one."""
 
 import pytest
+from django.core.cache import cache
 from django.core.management import call_command
 
+from djangofeeds.stragglers import stragglers
 from tests.support.queues import purge_run_queues
 
 
@@ -16,6 +18,15 @@ def database_cache(settings):
         }
     }
     call_command("createcachetable", verbosity=0)
+
+
+@pytest.fixture
+def clean_cache():
+    """Locks and host slots live in the default cache, which outlives a transactional test;
+    a batch's stragglers are waited for, so nothing of a test is left to a later one."""
+    yield
+    assert stragglers().drain(10)
+    cache.clear()
 
 
 @pytest.fixture(params=["memcached", "database"])

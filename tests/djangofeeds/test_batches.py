@@ -11,7 +11,6 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from djangofeeds import batches, runner
-from djangofeeds.claims import claim_feeds
 from djangofeeds.dispatch import IMPORT_FEED, IMPORT_FEED_BATCH, enqueue_imports
 from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
 from djangofeeds.politeness import host_slots
@@ -20,18 +19,12 @@ from djangofeeds.tasks import import_feed_batch, refresh_feeds
 from localservers.feed_server import FeedServer, numbered_items, rss
 from localservers.waiting import wait_until
 from tests.factories import make_feeds
+from tests.support.batches import claimed, outcomes
 from tests.support.memcached import memcached_writes
 from tests.support.queues import redis_list_key
 from tests.support.workers import feeds_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def clean_cache():
-    """Locks and host slots live in the default cache, which outlives a transactional test."""
-    yield
-    cache.clear()
 
 
 @pytest.fixture
@@ -51,19 +44,6 @@ def queued(broker):
         args, kwargs, _ = json.loads(base64.b64decode(message["body"]))
         found.append((message["headers"]["task"], args, kwargs, message["headers"]["eta"]))
     return found
-
-
-def claimed(urls):
-    """Claim the feeds of ``urls`` as a tick would; the claim each message carries."""
-    Feed.objects.bulk_create([Feed(url=url) for url in urls], ignore_conflicts=True)
-    claim, _ = claim_feeds(Feed.objects.filter(url__in=urls))
-    return claim
-
-
-def outcomes(urls):
-    """Each URL's runs' outcomes, in order."""
-    runs = ImportRun.objects.order_by("pk").values_list("feed__url", "outcome")
-    return [[outcome for url_, outcome in runs if url_ == url] for url in urls]
 
 
 def test_a_tick_sends_its_feeds_in_batches_and_a_person_one_import_each(private_broker, settings):

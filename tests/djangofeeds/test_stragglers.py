@@ -15,17 +15,9 @@ from djangofeeds.stragglers import stragglers
 from djangofeeds.tasks import import_feed_batch
 from localservers.feed_server import numbered_items, rss
 from localservers.waiting import wait_until
-from tests.djangofeeds.test_batches import claimed, outcomes
+from tests.support.batches import claimed, outcomes
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def clean_cache():
-    """Locks and host slots live in the default cache, which outlives a transactional test."""
-    yield
-    assert stragglers().drain(10)  # nothing of this test is left to a later one
-    cache.clear()
 
 
 def run_of(url):

@@ -6,12 +6,6 @@ from blog import akismet_client
 
 
 @pytest.fixture
-def no_rate_limit(settings):
-    """Many comments from one test IP: no per-IP limit."""
-    settings.BLOG_COMMENTS_PER_MINUTE = 0
-
-
-@pytest.fixture
 def forget_refused_key():
     """A refused key is recorded in the shared cache (for /healthz): not for later tests."""
     yield

@@ -1,5 +1,7 @@
 """What the fuzz tests generate: hostile text, query strings, URLs and their parts."""
 
+from urllib.parse import quote
+
 from hypothesis import settings
 from hypothesis import strategies as st
 
@@ -79,3 +81,17 @@ def any_url():
         st.sampled_from([*LOOPBACK, "10.0.0.1", "[fe80::1%25eth0]", "[::ffff:7f00:1]", "", "[::"]),
     )
     return st.one_of(urls(hosts), hostile_text(10), st.text(ANY_CHARACTER, max_size=40))
+
+
+# Arabic-Indic three and full-width one are digits to str.isdigit and int(), not to the pages.
+NUMBERS = ["0", "1", "2", "-1", "²", "①", "\u0663", "\uff11", "9" * 19, "9" * 5000, "1.5", " 1"]
+
+
+def numbers():
+    """A query parameter's value: a number of any spelling, or hostile text."""
+    return st.one_of(st.sampled_from(NUMBERS), hostile_text(), st.integers().map(str))
+
+
+def as_sent(value, encode):
+    """``value`` percent-encoded, or raw: its UTF-8 bytes as WSGI hands them over (Latin-1)."""
+    return quote(value) if encode else value.encode().decode("latin-1")
