@@ -39,6 +39,7 @@ def test_checks_pass_on_every_default(settings):
     assert check_trusted_proxies(None) == [] and check_numbers(None) == []
 
 
+@pytest.mark.django_db  # Django 6.1's model checks ask the database (JSONField support)
 def test_bad_setting_stops_manage_py_check(settings):
     """``manage.py check`` fails on a bad setting, as a host's deploy would."""
     settings.BLOG_TRUSTED_PROXIES = "10.0.0.1"
