@@ -8,7 +8,9 @@ VENV := .venv
 REQUIREMENTS := requirements.txt
 DEV_REQUIREMENTS := requirements-dev.txt
 else ifeq ($(DJANGO),6.1)
-PYTHON ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3.13) $(shell command -v python3.13))
+PYTHON ?= $(firstword $(wildcard $(PYENV_ROOT)/versions/3.13*/bin/python3.13 \
+  $(HOME)/.pyenv/versions/3.13*/bin/python3.13 /usr/local/bin/python3.13 /usr/bin/python3.13) \
+  $(shell command -v python3.13))
 VENV := .venv-django61
 REQUIREMENTS := requirements-django61.txt
 DEV_REQUIREMENTS := requirements-django61.txt
@@ -35,7 +37,7 @@ help:
 	@echo "make screenshots  refresh docs/screenshots/ (the pages, in chromium)"
 
 $(BIN)/python:
-	@test -n "$(PYTHON)" || { echo "No Python for Django $(DJANGO): install Python 3.13 (pyenv install 3.13)"; exit 1; }
+	@test -n "$(PYTHON)" || { echo "No Python for Django $(DJANGO) found: install it, or give make PYTHON=/path/to/python"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 
 # The stamps re-run pip whenever a requirements file changes.
