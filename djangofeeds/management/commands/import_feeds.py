@@ -172,8 +172,7 @@ class Command(BaseCommand):
 def sent_message(queued, waiting):
     """What the command says once the imports are sent: true in eager mode too."""
     count = len(queued)
-    if queued and all(isinstance(result, EagerResult) for _url, result in queued):
-        # CELERY_TASK_ALWAYS_EAGER: each import ran in this process as it was sent.
+    if queued and ran_here(queued):
         text = ngettext(
             "Imported %d feed in this process (CELERY_TASK_ALWAYS_EAGER)",
             "Imported %d feeds in this process (CELERY_TASK_ALWAYS_EAGER)",
@@ -188,10 +187,14 @@ def sent_message(queued, waiting):
     return f"{text}."
 
 
+def ran_here(queued):
+    """Whether each import ran in this process as it was sent (CELERY_TASK_ALWAYS_EAGER)."""
+    return all(isinstance(result, EagerResult) for _url, result in queued)
+
+
 def results_are_kept(queued):
     """Whether Celery's result backend can tell how each import ended."""
-    eager = all(isinstance(result, EagerResult) for _url, result in queued)
-    return eager or not isinstance(current_app.backend, DisabledBackend)
+    return ran_here(queued) or not isinstance(current_app.backend, DisabledBackend)
 
 
 class TaskResults:
