@@ -32,8 +32,8 @@ WARM_UP_FEEDS = 4 * WORKERS * CONCURRENCY
 
 def skip_path_ms(url, rounds=50):
     """The skip path alone, in this process: lock attempt, ImportRun row; no Celery."""
-    from djangofeeds.locks import CacheLock
-    from djangofeeds.runner import lock_key, run_import
+    from djangofeeds.importing.runner import lock_key, run_import
+    from djangofeeds.locking.locks import CacheLock
     from djangofeeds.tasks import import_feed
 
     holder = CacheLock(lock_key(import_feed.name, url), expire=60)

@@ -3,7 +3,7 @@
 The feed comes from the local feed server (localservers); both importers write to the
 same PostgreSQL database, emptied before each import. Rounds alternate between
 the two; figures are medians. The importer keeps the newest 500 entries of a
-feed (``djangofeeds.parsed.MAX_ENTRIES``) and 1,000 posts per feed
+feed (``djangofeeds.parsing.entries.MAX_ENTRIES``) and 1,000 posts per feed
 (``DJANGOFEEDS_KEEP_POSTS``): here both are raised to 2,000 so that both
 store the same 2,000 posts.
 
@@ -54,7 +54,7 @@ def parse_steps(parse, feedparser_reader, body, url):
     kind = "application/rss+xml"
     for _ in range(ROUNDS):
         with Stopwatch() as watch:
-            chosen = parse.parse(body, url=url, content_type=kind)
+            chosen = parse(body, url=url, content_type=kind)
         steps["chosen"].append(watch.ms)
         with Stopwatch() as watch:
             feedparser_reader.parse(body, url=url, content_type=kind)
@@ -75,9 +75,10 @@ def main():
         with bench_environment():
             from django.conf import settings
 
-            from djangofeeds import feedparser_reader, parse, parsed
+            from djangofeeds.parsing import entries, feedparser_reader
+            from djangofeeds.parsing.readers import parse
 
-            product_cut, parsed.MAX_ENTRIES = parsed.MAX_ENTRIES, ITEMS
+            product_cut, entries.MAX_ENTRIES = entries.MAX_ENTRIES, ITEMS
             settings.DJANGOFEEDS_KEEP_POSTS = ITEMS
             body = feed_document(ITEMS)
             media_body = rss(with_media(numbered_items(ITEMS)), title="media")
@@ -185,7 +186,8 @@ def main():
         f"{naive['store_ms'] / ours['store_ms']:.0f}x faster than one get_or_create per entry."
     )
     report.note(
-        f"This plain UTF-8 RSS 2.0 document is read by {readers['reader']} (djangofeeds/fastrss.py:"
+        f"This plain UTF-8 RSS 2.0 document is read by {readers['reader']} "
+        "(djangofeeds/parsing/fastrss.py:"
         " expat builds the tree, inside a gate that the fidelity suite checks on feedparser's "
         "corpus); anything outside the gate goes through feedparser as before. The parse step "
         f"alone, medians of {ROUNDS}: {chosen:.0f} ms against {before:.0f} ms for feedparser's "

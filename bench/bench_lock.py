@@ -19,7 +19,7 @@ KEY = "djangofeeds.tasks.import_feed-lock-bench"
 def variants():
     from django.core.cache import cache
 
-    from djangofeeds.locks import CacheLock
+    from djangofeeds.locking.locks import CacheLock
 
     def bare():
         # The Cookbook's recipe: not owner-checked.

@@ -32,7 +32,7 @@ CORPUS = ROOT / "tests" / "corpus" / "feedparser"
 
 def alternative(body):
     """fastfeedparser, then feedparser's sanitizer on each HTML body and the dates read."""
-    from djangofeeds.feedparser_reader import HTML_TYPES
+    from djangofeeds.parsing.feedparser_reader import HTML_TYPES
 
     document = fastfeedparser.parse(body)
     for entry in document.entries:
@@ -64,7 +64,7 @@ def fixture_differences():
 def fast_reader_share():
     """``(documents, taken)``: the corpus documents the fast reader reads instead of feedparser,
     each served as the fidelity suite serves it (generic XML, at its path on example.org)."""
-    from djangofeeds import fastrss
+    from djangofeeds.parsing import fastrss
 
     files = sorted(CORPUS.rglob("*.xml"))
     taken = sum(
@@ -86,10 +86,10 @@ def main():
     try:
         with bench_environment():
             from bench.harness import import_url
-            from djangofeeds import feedparser_reader, parse, parsed
             from djangofeeds.models import Feed
+            from djangofeeds.parsing import entries, feedparser_reader, readers
 
-            parsed.MAX_ENTRIES = ITEMS  # as in import speed
+            entries.MAX_ENTRIES = ITEMS  # as in import speed
             url = server.serve("/2000.xml", body)
             imports = []
             for _ in range(ROUNDS):
@@ -105,20 +105,20 @@ def main():
             (RESULTS / "parser_profile.txt").write_text(profiler.output_text(color=False))
 
             kind = "application/rss+xml"
-            readers = {
-                "chosen": lambda: parse.parse(body, url=url, content_type=kind),
+            chosen_and_others = {
+                "chosen": lambda: readers.parse(body, url=url, content_type=kind),
                 "feedparser path": lambda: feedparser_reader.parse(
                     body, url=url, content_type=kind
                 ),
                 "fastfeedparser + sanitizer": lambda: alternative(body),
             }
-            timings = {name: [] for name in readers}
+            timings = {name: [] for name in chosen_and_others}
             for _ in range(ROUNDS):
-                for name, read in readers.items():
+                for name, read in chosen_and_others.items():
                     with Stopwatch() as watch:
                         read()
                     timings[name].append(watch.ms)
-            chosen = readers["chosen"]().parser
+            chosen = chosen_and_others["chosen"]().parser
             files, taken = fast_reader_share()
     finally:
         server.stop()
@@ -162,8 +162,8 @@ def main():
     same = sum(f["same_entries"] for f in fixtures.values())
     unsafe = [name for name, f in fixtures.items() if f["script_kept_raw"]]
     report.note(
-        f"fastrss (djangofeeds/fastrss.py) reads plain UTF-8 RSS 2.0 inside a gate and leaves "
-        f"everything else to feedparser. On feedparser's corpus the gate takes {taken} of "
+        "fastrss (djangofeeds/parsing/fastrss.py) reads plain UTF-8 RSS 2.0 inside a gate and "
+        f"leaves everything else to feedparser. On feedparser's corpus the gate takes {taken} of "
         f"{files} documents (most of the corpus is made of the edge cases it refuses), "
         "and the fidelity suite checks that each is stored exactly as feedparser's path "
         "stores it. Real blogs' feeds with namespaced elements (content:encoded, dc:creator, "

@@ -34,7 +34,7 @@ def main():
     try:
         with bench_environment(memcached=True, redis=True):
             from djangofeeds import conf
-            from djangofeeds.dispatch import enqueue_imports
+            from djangofeeds.importing.dispatch import enqueue_imports
 
             limit = conf.DJANGOFEEDS_MAX_PER_HOST
             urls = [server.url(f"/feed/{n}.xml", host=HOST) for n in range(FEEDS)]

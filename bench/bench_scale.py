@@ -158,7 +158,7 @@ def publish_cost(redis_url, count=1000):
     """Milliseconds per 1,000 scheduled-import messages published alone (no claim, no worker)."""
     import redis
 
-    from djangofeeds.dispatch import send_imports
+    from djangofeeds.importing.dispatch import send_imports
 
     feeds = [(0, f"http://publish.example/{n}.xml") for n in range(count)]
     with Stopwatch() as watch:
@@ -263,8 +263,8 @@ def in_process_304(count=1000):
     workers' contention for 2 cores (the first batch, which opens the
     connections, is not timed). The fetch threads' CPU is counted.
     """
-    from djangofeeds.batches import run_batch
-    from djangofeeds.claims import claim_feeds
+    from djangofeeds.importing.batch import run_batch
+    from djangofeeds.importing.claims import claim_feeds
     from djangofeeds.models import Feed
     from djangofeeds.tasks import import_feed
 
@@ -346,7 +346,7 @@ def simulate(feeds):
     from django.db import connection
     from django.utils import timezone
 
-    from djangofeeds.claims import claim_feeds, unfinished_claims
+    from djangofeeds.importing.claims import claim_feeds, unfinished_claims
     from djangofeeds.models import Feed
 
     fresh_database()
@@ -674,7 +674,8 @@ def write(report, raw, times_304):
             + ", ".join(f"{kind} {seconds:.0f} s" for kind, seconds in by_kind.items())
             + f". The {slow_feeds} slow feeds were in {slow_batches} batches. A batch with "
             "nothing left but fetches still out waits 0.25 s (batches.PATIENCE), then leaves "
-            "them to its process's stragglers thread (djangofeeds/stragglers.py) and the pool "
+            "them to its process's stragglers thread (djangofeeds/importing/batch_stragglers.py) "
+            "and the pool "
             f"process takes its next message: a timeout ({FETCH_TIMEOUT} s here) holds a fetch "
             "thread, not the process, unless the process already has 10 stragglers. Then the "
             "feed backs off (5 min, doubling): a dead feed costs one timeout per check, never "

@@ -16,10 +16,10 @@ ROUNDS = {"first": 3, "304": 20, "200": 10}
 
 
 def import_once(url):
-    from djangofeeds.importer import fetch_and_store
-    from djangofeeds.models import Feed
+    from djangofeeds.importing.importer import fetch_and_store
+    from djangofeeds.locking.fence import next_fence
 
-    fenced = Feed.objects.next_fence(url)
+    fenced = next_fence(url)
     with QueryCounter() as counter, Stopwatch() as watch:
         result = fetch_and_store(fenced, fence=fenced.fence)
     return {

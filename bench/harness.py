@@ -259,7 +259,7 @@ def percentile(values, pct):
 
 def import_url(url):
     """The importer alone on the feed at ``url`` (no task, lock or fence); its ``ImportResult``."""
-    from djangofeeds.importer import fetch_and_store
+    from djangofeeds.importing.importer import fetch_and_store
     from djangofeeds.models import Feed
 
     feed, _ = Feed.objects.get_or_create(url=url)

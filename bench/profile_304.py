@@ -86,13 +86,14 @@ def profile(server):
     from django.test.utils import CaptureQueriesContext
     from django.utils import timezone
 
-    from djangofeeds.claims import claim_feeds
-    from djangofeeds.fetch import fetch
-    from djangofeeds.importer import Importer
-    from djangofeeds.locks import CacheLock
+    from djangofeeds.fetching.http import fetch
+    from djangofeeds.importing.claims import claim_feeds
+    from djangofeeds.importing.importer import Importer
+    from djangofeeds.importing.records import ImportOrigin, finish_run, start_run
+    from djangofeeds.importing.runner import lock_key, run_import
+    from djangofeeds.locking.fence import next_fence
+    from djangofeeds.locking.locks import CacheLock
     from djangofeeds.models import Feed, Outcome
-    from djangofeeds.runner import lock_key, run_import
-    from djangofeeds.runs import finish_run, start_run
     from djangofeeds.tasks import import_feed
     from project.celery import app
 
@@ -122,7 +123,7 @@ def profile(server):
     timed(
         "next_fence (UPDATE ... RETURNING)",
         FEEDS,
-        lambda n: Feed.objects.next_fence(urls[n]),
+        lambda n: next_fence(urls[n]),
         results,
     )
     timed("fetch (httpx, answered 304)", FEEDS, lambda n: fetch(urls[n], etag='"v1"'), results)
@@ -137,7 +138,9 @@ def profile(server):
         "ImportRun INSERT (finish_run)",
         FEEDS,
         lambda n: finish_run(
-            feeds[urls[n]], start_run(feeds[urls[n]], "x", "w"), Outcome.NOT_MODIFIED
+            feeds[urls[n]],
+            start_run(feeds[urls[n]], ImportOrigin(task_id="x", worker="w")),
+            Outcome.NOT_MODIFIED,
         ),
         results,
     )

@@ -33,7 +33,7 @@ def profile(server):
     from django.utils import timezone
 
     from djangofeeds import conf
-    from djangofeeds.claims import claim_feeds
+    from djangofeeds.importing.claims import claim_feeds
     from djangofeeds.models import Feed
     from djangofeeds.tasks import import_feed_batch
     from project.celery import app

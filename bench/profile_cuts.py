@@ -108,8 +108,8 @@ def profile(server):
 def skip(server, tasks):
     from django.conf import settings
 
-    from djangofeeds.locks import CacheLock
-    from djangofeeds.runner import lock_key
+    from djangofeeds.importing.runner import lock_key
+    from djangofeeds.locking.locks import CacheLock
     from djangofeeds.tasks import import_feed
 
     url = server.serve("/contended.xml", feed_document(1))
@@ -155,11 +155,11 @@ def store(server, counter):
     from django.conf import settings
     from django.db import connection
 
-    from djangofeeds import parsed
     from djangofeeds.models import Category, Feed, Post
+    from djangofeeds.parsing import entries
     from tests.support.importing import import_url
 
-    parsed.MAX_ENTRIES = STORE_ITEMS
+    entries.MAX_ENTRIES = STORE_ITEMS
     settings.DJANGOFEEDS_KEEP_POSTS = STORE_ITEMS
     url = server.serve("/2000.xml", feed_document(STORE_ITEMS))
     stores, walls, statements, commits = [], [], [], []

@@ -44,18 +44,19 @@ def main():
 def instrument(clock):
     from django.db.backends.base.base import BaseDatabaseWrapper
 
-    from djangofeeds import importer, locks, politeness, runner, runs, storage, websub
-    from djangofeeds.models import Feed
+    from djangofeeds.importing import importer, records, runner, storage
+    from djangofeeds.locking import hosts, locks
+    from djangofeeds.push import subscriber
 
     wrap = clock.wrap
     wrap(runner, "import_under_lock", "import_under_lock (its own Python)")
     wrap(locks.CacheLock, "acquire", "feed lock: acquire (memcached)")
     wrap(locks.CacheLock, "release", "locks: release, feed and host slot (memcached)")
-    wrap(type(Feed.objects), "next_fence", "next_fence (UPDATE ... RETURNING)")
+    wrap(runner, "next_fence", "next_fence (UPDATE ... RETURNING)")
     wrap(locks.CacheSemaphore, "acquire", "host slot: take (memcached)")
-    wrap(politeness, "deferred_until", "deferred_until (memcached get)")
-    wrap(politeness, "heed", "heed (Retry-After)")
-    wrap(websub, "after_poll", "websub.after_poll")
+    wrap(hosts, "deferred_until", "deferred_until (memcached get)")
+    wrap(hosts, "heed", "heed (Retry-After)")
+    wrap(subscriber, "after_poll", "subscriber.after_poll")
     wrap(importer, "start_run", "new_run (ImportRun object)")
     wrap(importer, "fetch", "fetch")
     wrap(importer, "parse", "parse")
@@ -66,8 +67,8 @@ def instrument(clock):
     wrap(importer.Importer, "imported", "imported (posts_stored on commit)")
     wrap(importer.Importer, "execute", "Importer.execute (its own Python)")
     wrap(BaseDatabaseWrapper, "commit", "COMMIT")
-    wrap(runs, "reply", "reply + describe")
-    wrap(runs, "describe", "reply + describe")
+    wrap(records, "reply", "reply + describe")
+    wrap(records, "describe", "reply + describe")
 
 
 def profile(server):
@@ -76,7 +77,7 @@ def profile(server):
     from django.db import connection
     from django.utils import timezone
 
-    from djangofeeds.claims import claim_feeds
+    from djangofeeds.importing.claims import claim_feeds
     from djangofeeds.models import Feed, ImportRun
     from djangofeeds.tasks import import_feed
     from project.celery import app

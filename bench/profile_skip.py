@@ -46,9 +46,9 @@ def profile():
     from django.conf import settings
     from django.db import connection
 
-    from djangofeeds import runner
-    from djangofeeds.locks import CacheLock
-    from djangofeeds.runner import lock_key
+    from djangofeeds.importing import runner
+    from djangofeeds.importing.runner import lock_key
+    from djangofeeds.locking.locks import CacheLock
     from djangofeeds.tasks import import_feed
     from project.celery import app
 

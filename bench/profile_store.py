@@ -76,7 +76,7 @@ class Clock:
 def instrument(clock):
     from django.db.backends.base.base import BaseDatabaseWrapper
 
-    from djangofeeds import importer, storage
+    from djangofeeds.importing import importer, storage
     from djangofeeds.models import Post
 
     clock.wrap(importer.Importer, "execute", "rest of the import (fetch, parse, the run)")
@@ -106,10 +106,10 @@ def profile(server):
     from django.db import connection
 
     from bench.harness import import_url
-    from djangofeeds import parsed
     from djangofeeds.models import Category, Feed, Post
+    from djangofeeds.parsing import entries
 
-    parsed.MAX_ENTRIES = ITEMS
+    entries.MAX_ENTRIES = ITEMS
     settings.DJANGOFEEDS_KEEP_POSTS = ITEMS
     url = server.serve("/2000.xml", feed_document(ITEMS))
     clock = Clock()

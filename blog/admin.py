@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from blog import conf, moderation
 from blog.models import Comment, CommentEvent, Entry
-from djangofeeds.changelist import SafeDateHierarchy
+from djangofeeds_blog_shared.changelist import SafeDateHierarchy
 
 
 @admin.register(Entry)

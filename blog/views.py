@@ -19,7 +19,7 @@ from blog.dispatch import dispatch_check
 from blog.forms import CommentForm
 from blog.models import Comment, Entry
 from blog.signals import comment_will_be_posted
-from djangofeeds import query
+from djangofeeds_blog_shared import query
 
 
 class HttpResponseSeeOther(HttpResponseRedirect):

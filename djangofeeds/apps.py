@@ -16,13 +16,16 @@ class DjangofeedsConfig(AppConfig):
         # The checks register themselves; the tasks too, in every process, so that
         # one sent by name from a web process (with CELERY_TASK_ALWAYS_EAGER, say)
         # runs as the task it is, even where the host never autodiscovers tasks.
-        from djangofeeds import checks, tasks, websub  # noqa: F401
+        from djangofeeds import checks, tasks  # noqa: F401
+        from djangofeeds.push import subscriber
         from djangofeeds.signals import feed_deactivated
 
         # WebSub: a feed deactivated or deleted is unsubscribed from its hub.
-        feed_deactivated.connect(websub.feed_dropped, dispatch_uid="djangofeeds-websub-deactivated")
+        feed_deactivated.connect(
+            subscriber.feed_dropped, dispatch_uid="djangofeeds-websub-deactivated"
+        )
         pre_delete.connect(
-            websub.feed_dropped,
+            subscriber.feed_dropped,
             sender=self.get_model("Feed"),
             dispatch_uid="djangofeeds-websub-delete",
         )
@@ -33,7 +36,7 @@ def repair_search_index(sender, using, **kwargs):
     """SQLite: put back the search triggers a migration's table rebuild dropped."""
     from django.db import connections
 
-    from djangofeeds.search_schema import repair_sqlite
+    from djangofeeds.search.schema import repair_sqlite
 
     if connections[using].vendor == "sqlite":
         repair_sqlite(connections[using])

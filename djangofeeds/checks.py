@@ -12,8 +12,8 @@ from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
 
 from djangofeeds import conf
+from djangofeeds.fetching.transport import DEADLINE_TIMEOUTS, fetch_deadline
 from djangofeeds.tasks import import_feed
-from djangofeeds.transport import DEADLINE_TIMEOUTS, fetch_deadline
 
 PROCESS_LOCAL_CACHES = {
     "django.core.cache.backends.locmem.LocMemCache": "keeps its data inside one process",

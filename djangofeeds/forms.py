@@ -5,13 +5,14 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from djangofeeds.discovery import finder
 from djangofeeds.models import Feed, InvalidFeedURL
 
 
 class FeedAddForm(forms.ModelForm):
     """Adds the feed at a URL, or the feed a page links to; a page with several offers a choice.
 
-    After a valid ``url``, ``found`` holds the ``djangofeeds.finder.Discovery``.
+    After a valid ``url``, ``found`` holds the ``djangofeeds.discovery.finder.Discovery``.
     """
 
     # Typed without a scheme: https, as the admin's other URL fields (Django 6's default).
@@ -26,7 +27,7 @@ class FeedAddForm(forms.ModelForm):
     def clean_url(self):
         url = self.cleaned_data["url"]
         try:
-            self.found = Feed.objects.find(url)
+            self.found = finder.find(url)
         except InvalidFeedURL as exc:
             raise ValidationError(str(exc)) from exc
         feeds = self.found.feeds

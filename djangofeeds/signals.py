@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from djangofeeds.models import Feed, ImportRun, Post
 
-# Sent by the importer (djangofeeds.importer) when an import stored new or
+# Sent by the importer (djangofeeds.importing.importer) when an import stored new or
 # changed posts, with ``feed``, ``run`` (its ImportRun) and two Post querysets:
 # ``created`` (posts this import added) and ``updated`` (posts it rewrote
 # because their content changed). Not sent when nothing was stored (304, the
@@ -36,7 +36,7 @@ class PostsStoredArguments(TypedDict):
     updated: QuerySet[Post]
 
 
-# Sent by djangofeeds.runs (record_failure) when a healthy feed starts
+# Sent by djangofeeds.importing.records (record_failure) when a healthy feed starts
 # failing: its error count goes from 0 to 1. ``feed``, ``run`` (the failed
 # ImportRun), ``error`` (the run's error text).
 feed_failing = Signal()
@@ -50,9 +50,9 @@ class FeedFailingArguments(TypedDict):
     error: str
 
 
-# Sent when an active feed is deactivated: by an import (djangofeeds.runs; 410
+# Sent when an active feed is deactivated: by an import (djangofeeds.importing.records; 410
 # Gone, moved to a URL that is already another feed) and by
-# ``Feed.objects.deactivate()`` (the admin's "Deactivate" action). ``feed``,
+# ``records.deactivate()`` (the admin's "Deactivate" action). ``feed``,
 # ``run`` (the ImportRun, None when a person did it), ``reason`` (text).
 feed_deactivated = Signal()
 

@@ -8,12 +8,15 @@ from celery import Task, shared_task, states
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
 
-from djangofeeds import batches, conf, dispatch, retention, runner, runs, websub
-from djangofeeds.locks import LockUnavailable
+from djangofeeds import conf
+from djangofeeds.importing import batch, dispatch, records, retention, runner
+from djangofeeds.importing.pushed import LockBusy, run_push
+from djangofeeds.importing.records import ImportOrigin
+from djangofeeds.locking.hosts import HostBusy
+from djangofeeds.locking.locks import LockUnavailable
 from djangofeeds.models import Subscription
-from djangofeeds.politeness import HostBusy
+from djangofeeds.push import subscriber
 from djangofeeds.schedules import TICK_EXPIRES
-from djangofeeds.websub_store import LockBusy, run_push
 
 if TYPE_CHECKING:
     from billiard.einfo import ExceptionInfo
@@ -38,6 +41,13 @@ SOFT_LIMIT_LEAD = 2
 def in_callers_process(request: "Context") -> bool:
     """Whether the task runs in its caller's process (eager, or called as a function)."""
     return request.is_eager or request.called_directly
+
+
+def origin_of(request: "Context", refresh_run: int | None = None) -> ImportOrigin:
+    """Who asked for the task's import: its id, its worker and its refresh round."""
+    return ImportOrigin(
+        task_id=request.id or "", worker=request.hostname or "", refresh_run=refresh_run
+    )
 
 
 class TimeLimitedImport(Task):
@@ -87,8 +97,12 @@ class ImportFeedTask(TimeLimitedImport):
         """An unexpected error outside the import (before its fence): record the run only."""
         url = args[0] if args else kwargs.get("feed_url")
         if url and not isinstance(exc, runner.ImportCrashed):
-            recorded = {"worker": self.request.hostname, "refresh_run": kwargs.get("refresh_run")}
-            runs.record_crash(url, runs.crash_message(exc), task_id=task_id, **recorded)
+            origin = ImportOrigin(
+                task_id=task_id or "",
+                worker=self.request.hostname or "",
+                refresh_run=kwargs.get("refresh_run"),
+            )
+            records.record_crash(url, records.crash_message(exc), origin=origin)
 
 
 @shared_task(
@@ -116,7 +130,7 @@ def import_feed(
 ) -> dict[str, Any]:
     """Import one feed unless another worker is importing it (``runner``); a JSON summary."""
     request = self.request
-    recorded = {"task_id": request.id, "worker": request.hostname, "refresh_run": refresh_run}
+    origin = origin_of(request, refresh_run)
 
     def report(current: int, total: int) -> None:
         # Only for an import a person waits on: a scheduled one writes no state.
@@ -135,21 +149,21 @@ def import_feed(
     # In the caller's process, the caller may wait for a busy host.
     options["wait_for_host"] = in_callers_process(request)
     try:
-        result = runner.run_import(feed_url, progress=report, **options, **recorded)
+        result = runner.run_import(feed_url, progress=report, origin=origin, **options)
     except HostBusy as busy:
         again = dispatch.requeue(self, busy, host_waits)
         logger.info("Feed %s: waits %.1fs, %s", feed_url, again.when, busy)
         raise again from None
     except LockUnavailable as exc:
         last_attempt = request.retries >= self.max_retries
-        logger.error(runs.refusal(feed_url, exc, giving_up=last_attempt))
-        runs.refused(feed_url, exc, **recorded)
+        logger.error(records.refusal(feed_url, exc, giving_up=last_attempt))
+        records.refused(feed_url, exc, origin=origin)
         if not last_attempt:
             raise
-        return runs.failed_reply(feed_url, str(exc))
+        return records.failed_reply(feed_url, str(exc))
     except SoftTimeLimitExceeded:  # before the import began (the lock, the database)
-        return runs.stopped_reply(feed_url, options["time_limit"], **recorded)
-    return runs.logged_reply(result, logger)
+        return records.stopped_reply(feed_url, options["time_limit"], origin=origin)
+    return records.logged_reply(result, logger)
 
 
 @shared_task(
@@ -168,14 +182,13 @@ def import_feed_batch(
     """Scheduled imports of several feeds in one message (``DJANGOFEEDS_FEEDS_PER_MESSAGE``).
 
     Each feed is imported as ``import_feed`` imports it, under the same lock
-    (``batches.run_batch``); Celery's work per message is paid once for all.
+    (``batch.run_batch``); Celery's work per message is paid once for all.
     """
     request = self.request
-    recorded = {"task_id": request.id, "worker": request.hostname, "refresh_run": refresh_run}
     options = {"task_name": import_feed.name, "claim": claim, "time_limit": self.soft_limit()}
-    # In a worker, a dead server's fetch does not hold the pool process (batches.PATIENCE).
+    # In a worker, a dead server's fetch does not hold the pool process (batch.PATIENCE).
     options["leave_stragglers"] = not in_callers_process(request)
-    return batches.run_batch(feed_urls, **options, **recorded)
+    return batch.run_batch(feed_urls, origin=origin_of(request, refresh_run), **options)
 
 
 @shared_task(ignore_result=True, expires=TICK_EXPIRES)  # a late tick is dropped: none pile up
@@ -190,16 +203,18 @@ def cleanup() -> dict[str, int]:
     return retention.cleanup()  # the pure part, like the importer
 
 
-@shared_task(autoretry_for=(websub.HubError,), retry_backoff=60, retry_jitter=True, max_retries=5)
+@shared_task(
+    autoretry_for=(subscriber.HubError,), retry_backoff=60, retry_jitter=True, max_retries=5
+)
 def subscribe_feed(subscription_id: int, mode: str = "subscribe") -> dict[str, Any]:
     """Ask the subscription's hub to (un)subscribe; the hub then verifies on the callback."""
     subscription = Subscription.objects.filter(pk=subscription_id).first()
-    if subscription is None or not websub.enabled():
+    if subscription is None or not subscriber.enabled():
         return {"status": "skipped", "subscription": subscription_id}
     if mode == "unsubscribe":
-        websub.unsubscribe(subscription)
+        subscriber.unsubscribe(subscription)
     else:
-        websub.request(subscription, "subscribe")
+        subscriber.request(subscription, "subscribe")
     logger.info("WebSub: asked %s to %s %s", subscription.hub, mode, subscription.topic)
     return {"status": "requested", "subscription": subscription_id, "mode": mode}
 
@@ -217,20 +232,22 @@ def store_push(
     self: Task, subscription_id: int, body_b64: str, content_type: str = ""
 ) -> dict[str, Any]:
     """Store content a hub pushed (checked by the callback) under the feed's lock; no fetch."""
-    worker = {"task_id": self.request.id or "", "worker": self.request.hostname or ""}
+    origin = origin_of(self.request)
     body = base64.b64decode(body_b64)  # under the lock of the feed's imports:
-    result = run_push(subscription_id, body, content_type, task_name=import_feed.name, **worker)
+    result = run_push(
+        subscription_id, body, content_type, task_name=import_feed.name, origin=origin
+    )
     if result is None:
         return {"status": "skipped", "subscription": subscription_id}
-    summary = runs.reply(result)
-    logger.info("%s (pushed)", runs.describe(summary))
+    summary = records.reply(result)
+    logger.info("%s (pushed)", records.describe(summary))
     return summary
 
 
 @shared_task(ignore_result=True)
 def renew_subscriptions() -> dict[str, int]:
     """Hourly (beat, djangofeeds.schedules): renew ending leases, unsubscribe dropped feeds."""
-    lapsed = websub.lapse()
-    renew = [*lapsed, *websub.to_renew().exclude(pk__in=lapsed).values_list("pk", flat=True)]
-    drop = list(websub.to_unsubscribe().values_list("pk", flat=True))
-    return dispatch.subscribe_all(renew, drop)
+    lapsed = subscriber.lapse()
+    renew = [*lapsed, *subscriber.to_renew().exclude(pk__in=lapsed).values_list("pk", flat=True)]
+    drop = list(subscriber.to_unsubscribe().values_list("pk", flat=True))
+    return subscriber.subscribe_all(renew, drop)

@@ -80,15 +80,8 @@ class FeedServer(LoopbackServer):
                     return self.answer(404, b"not found", {"Content-Type": "text/plain"})
                 if route.delay:
                     time.sleep(route.delay)
-                validators = {}
-                if route.etag:
-                    validators["ETag"] = route.etag
-                if route.last_modified:
-                    validators["Last-Modified"] = route.last_modified
-                if (route.etag and self.headers.get("If-None-Match") == route.etag) or (
-                    route.last_modified
-                    and self.headers.get("If-Modified-Since") == route.last_modified
-                ):
+                validators = validators_of(route)
+                if unchanged_for(route, self.headers):
                     return self.answer(304, b"", validators)
                 body, headers = route.body, {**route.headers, **validators}
                 if route.gzip:
@@ -203,3 +196,17 @@ def json_feed(items, *, version="1.1", **fields):
         "items": items,
     }
     return json.dumps(document).encode()
+
+
+def validators_of(route):
+    """The ETag and Last-Modified headers a route answers with, those it has."""
+    named = {"ETag": route.etag, "Last-Modified": route.last_modified}
+    return {name: value for name, value in named.items() if value}
+
+
+def unchanged_for(route, headers):
+    """Whether the request's conditional headers match the route's validators (a 304)."""
+    return bool(
+        (route.etag and headers.get("If-None-Match") == route.etag)
+        or (route.last_modified and headers.get("If-Modified-Since") == route.last_modified)
+    )

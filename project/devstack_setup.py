@@ -30,7 +30,7 @@ def release_interrupted_imports():
     Nothing of this stack runs yet, so every claim left is a stale one; without
     this, a feed stopped mid-import would wait for its claim's timeout.
     """
-    from djangofeeds.claims import release_every_claim
+    from djangofeeds.importing.claims import release_every_claim
 
     released = release_every_claim()
     if released:
@@ -58,7 +58,7 @@ def load_demo_data(site):
     )
     # Our own feed, and the site is not serving yet: nothing to discover.
     own_feed = site.rstrip("/") + reverse("blog:feed")
-    Feed.objects.subscribe(own_feed, title="This blog", discover=False)
+    Feed.objects.subscribe(own_feed, title="This blog")
 
 
 def ensure_dev_superuser():

@@ -130,7 +130,7 @@ def forget_loopback_retry_after():
     from django.core.cache import caches
 
     from djangofeeds import conf
-    from djangofeeds.politeness import host_key
+    from djangofeeds.locking.hosts import host_key
 
     with contextlib.suppress(Exception):  # a test may leave the cache stopped
         caches[conf.DJANGOFEEDS_LOCK_CACHE].delete_many(

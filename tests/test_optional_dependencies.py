@@ -61,7 +61,7 @@ def test_apps_run_with_the_optional_libraries_unimportable(blocked):
     comment, and setup_schedules says what to do instead."""
     report = blocked
 
-    assert {"djangofeeds.lock_backends", "djangofeeds.retention", "blog.spam"} <= set(
+    assert {"djangofeeds.locking.backends", "djangofeeds.importing.retention", "blog.spam"} <= set(
         report["imported"]
     )
     assert list(report["refused"]) == ["blog.akismet_client"]

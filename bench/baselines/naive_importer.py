@@ -12,7 +12,7 @@ import urllib.request
 import feedparser
 
 from djangofeeds.models import Category, Enclosure, Feed, Post
-from djangofeeds.parsed import sha256, to_datetime
+from djangofeeds.parsing.entries import sha256, to_datetime
 
 
 def import_feed(url, *, media=False):

@@ -5,7 +5,7 @@ from django.db import models
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
-from djangofeeds.changelist import SafeDateHierarchy
+from djangofeeds_blog_shared.changelist import SafeDateHierarchy
 
 # A URL typed without a scheme is taken as https (Django 6's default).
 URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}

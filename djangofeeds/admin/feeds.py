@@ -11,10 +11,11 @@ from django.utils.translation import gettext_lazy as _
 
 from djangofeeds.admin.common import URL_FIELDS, count_of
 from djangofeeds.admin.websub import SubscriptionInline, push_state
-from djangofeeds.changelist import SafeDateHierarchy
-from djangofeeds.dispatch import enqueue_imports
 from djangofeeds.forms import FeedAddForm
+from djangofeeds.importing import records
+from djangofeeds.importing.dispatch import enqueue_imports
 from djangofeeds.models import Feed, Post
+from djangofeeds_blog_shared.changelist import SafeDateHierarchy
 
 # Import runs shown on a feed's change page; the rest are one click away.
 RECENT_RUNS = 10
@@ -200,7 +201,9 @@ class FeedAdmin(SafeDateHierarchy, admin.ModelAdmin):
 
     @admin.action(description=_("Deactivate"), permissions=["change"])
     def deactivate(self, request, queryset):
-        count = queryset.deactivate(f"deactivated by {request.user.get_username()} in the admin")
+        count = records.deactivate(
+            queryset, f"deactivated by {request.user.get_username()} in the admin"
+        )
         self.message_user(
             request, ngettext("Deactivated %d feed.", "Deactivated %d feeds.", count) % count
         )

@@ -10,11 +10,11 @@ from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from djangofeeds import query
 from djangofeeds.admin.common import ReadOnlyAdmin, count_of
-from djangofeeds.changelist import SafeDateHierarchy
 from djangofeeds.models import Category, Enclosure, Post
 from djangofeeds.search import search_posts
+from djangofeeds_blog_shared import query
+from djangofeeds_blog_shared.changelist import SafeDateHierarchy
 
 # Categories offered in the posts' filter (the most used); any other is reached by its link.
 CATEGORY_CHOICES = 30

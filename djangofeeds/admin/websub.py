@@ -5,8 +5,8 @@ from django.utils import timezone
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from djangofeeds.changelist import SafeDateHierarchy
 from djangofeeds.models import Subscription
+from djangofeeds_blog_shared.changelist import SafeDateHierarchy
 
 # The feed list's word for each state (the choices' labels are longer).
 STATE_WORDS = {

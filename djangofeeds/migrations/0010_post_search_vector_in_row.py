@@ -2,7 +2,7 @@
 
 from django.db import migrations
 
-from djangofeeds import search_schema
+from djangofeeds.search import schema as search_schema
 
 
 class Migration(migrations.Migration):

@@ -5,14 +5,15 @@ the migrations name them (``djangofeeds.models.validate_fetchable``,
 ``new_callback_token``, ``new_secret``).
 """
 
-from djangofeeds.feed_urls import (
+from djangofeeds.fetching.feed_urls import (
     URL_MAX_LENGTH,
     InvalidFeedURL,
     feed_url_problem,
     validate_fetchable,
 )
+from djangofeeds.models.categories import Category
 from djangofeeds.models.feeds import Feed, FeedManager, FeedQuerySet, Outcome
-from djangofeeds.models.posts import Category, Enclosure, Post, PostQuerySet, PrunedPost
+from djangofeeds.models.posts import Enclosure, Post, PostQuerySet, PrunedPost
 from djangofeeds.models.runs import ImportRun, RefreshRun
 from djangofeeds.models.subscriptions import Subscription, new_callback_token, new_secret
 

@@ -22,7 +22,7 @@ def new_secret() -> str:
 
 
 class Subscription(models.Model):
-    """A WebSub subscription of one feed at its hub (djangofeeds.websub)."""
+    """A WebSub subscription of one feed at its hub (djangofeeds.push.subscriber)."""
 
     class State(models.TextChoices):
         PENDING = "pending", _("pending (waiting for the hub's verification)")

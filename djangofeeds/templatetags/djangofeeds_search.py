@@ -2,7 +2,7 @@
 
 from django import template
 
-from djangofeeds import highlight
+from djangofeeds.search import highlight
 
 register = template.Library()
 

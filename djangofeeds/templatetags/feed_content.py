@@ -3,7 +3,7 @@
 from django import template
 from django.utils.safestring import mark_safe
 
-from djangofeeds.sanitize import safe_html
+from djangofeeds.parsing.sanitize import safe_html
 
 register = template.Library()
 

@@ -41,5 +41,5 @@ def test_operator_adds_a_feed_imports_it_and_sees_posts_and_run(page, operator, 
     expect(row.locator("td").nth(1)).to_have_text("imported")
     expect(row.locator("td").nth(2)).to_have_text("200")
     expect(row.locator("td").nth(3)).to_have_text("3")  # new posts
-    # One GET when the form checked the URL (djangofeeds.finder), one by the import.
+    # One GET when the form checked the URL (djangofeeds.discovery.finder), one by the import.
     assert feed_server.hits("/story.xml") == 2

@@ -4,7 +4,7 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 
-from djangofeeds.stragglers import stragglers
+from djangofeeds.importing.batch_stragglers import stragglers
 from tests.support.queues import purge_run_queues
 
 

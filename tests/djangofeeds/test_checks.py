@@ -9,8 +9,8 @@ from django.conf import settings as django_settings
 
 from djangofeeds import conf
 from djangofeeds.checks import check_lock_cache, check_settings
-from djangofeeds.lock_backends import GenericCache
-from djangofeeds.locks import CacheLock
+from djangofeeds.locking.backends.base import GenericCache
+from djangofeeds.locking.locks import CacheLock
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from djangofeeds.locks import CacheLock
+from djangofeeds.importing.runner import lock_key
+from djangofeeds.locking.locks import CacheLock
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
-from djangofeeds.runner import lock_key
 from djangofeeds.tasks import import_feed
 from localservers.feed_server import numbered_items, rss
 from tests.factories import FeedFactory
@@ -292,7 +292,7 @@ def test_opml_export_to_stdout():
     assert out.startswith("<?xml") and 'xmlUrl="http://a.example/feed"' in out
 
 
-# --- discovery: a page's URL gives its feeds (djangofeeds.finder) ---------------------
+# --- discovery: a page's URL gives its feeds (djangofeeds.discovery.finder) ---------------------
 
 
 def serve_site(feed_server, *names):

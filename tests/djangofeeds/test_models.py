@@ -8,6 +8,7 @@ import pytest
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
+from djangofeeds.locking.fence import next_fence
 from djangofeeds.models import Feed, InvalidFeedURL, feed_url_problem
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +31,7 @@ def test_subscribe_adds_a_feed_once_and_keeps_only_a_web_link():
     (Without discovery: the host does not exist. ``test_finder`` covers discovery.)
     """
     feed, created = Feed.objects.subscribe(
-        " http://a.example/feed.xml ", title="T" * 600, link="javascript:alert(1)", discover=False
+        " http://a.example/feed.xml ", title="T" * 600, link="javascript:alert(1)"
     )
     again, created_again = Feed.objects.subscribe("http://a.example/feed.xml")
 
@@ -59,8 +60,8 @@ def test_a_url_that_can_never_be_a_feed_is_refused_in_words(url, words):
 
 def test_next_fence_creates_the_feed_and_gives_each_holder_a_higher_number():
     """next_fence() creates a feed seen for the first time, and each call returns a new fence."""
-    first = Feed.objects.next_fence("http://a.example/new.xml")
-    second = Feed.objects.next_fence("http://a.example/new.xml")
+    first = next_fence("http://a.example/new.xml")
+    second = next_fence("http://a.example/new.xml")
 
     assert second.pk == first.pk and second.fence > first.fence
     assert Feed.objects.get(pk=first.pk).fence == second.fence
@@ -88,7 +89,7 @@ def test_next_fence_gives_holders_racing_on_two_connections_distinct_numbers():
     def take(slot):
         try:
             barrier.wait()
-            fences[slot] = [Feed.objects.next_fence(url).fence for _ in range(40)]
+            fences[slot] = [next_fence(url).fence for _ in range(40)]
         finally:
             connections.close_all()  # this thread's own connection
 
@@ -101,7 +102,7 @@ def test_next_fence_gives_holders_racing_on_two_connections_distinct_numbers():
 @pytest.mark.django_db(transaction=True)
 def test_next_fence_waits_for_a_fenced_write_in_progress():
     """A new fence is taken only after a write under the old one commits; then it refuses it."""
-    old = Feed.objects.next_fence("http://a.example/held.xml")
+    old = next_fence("http://a.example/held.xml")
     written, may_commit = threading.Event(), threading.Event()
 
     def old_holder_writes(slot):
@@ -119,7 +120,7 @@ def test_next_fence_waits_for_a_fenced_write_in_progress():
     thread.start()
     assert written.wait(30)
     threading.Timer(0.5, may_commit.set).start()  # next_fence below must wait for it
-    new = Feed.objects.next_fence(old.url)
+    new = next_fence(old.url)
     thread.join(30)
 
     assert new.title == "old" and new.fence == old.fence + 1
@@ -143,62 +144,3 @@ def test_feed_lookup_by_url_uses_an_index_on_mariadb():
     plan = Feed.objects.filter(url="http://a.example/150.xml").explain()
 
     assert "feed_url_prefix_idx" in plan
-
-
-def post_of(feed, guid, **values):
-    from djangofeeds.models import Post
-
-    fields = {"guid": guid, "guid_hash": guid.ljust(64, "0"), "checksum": "c" * 64, **values}
-    return Post(feed=feed, **fields)
-
-
-def test_upsert_stores_each_value_as_given_and_rewrites_a_known_guid():
-    """Text of every kind and datetimes with offsets come back unchanged; a known guid is
-    updated in place, under its id, and the posts come back with their ids."""
-    from djangofeeds.models import Post
-
-    feed = Feed.objects.create(url="http://a.example/feed.xml")
-    paris = timezone.get_fixed_timezone(120)
-    odd = 'Ünïcode ✓ 🐍 "quotes" \\back\\slash\nnew line\ttab <b>&amp;</b> \u2028'
-    posts = [
-        post_of(feed, "g1", title=odd, content=odd * 50, published_at=timezone.now()),
-        post_of(
-            feed,
-            "g2",
-            title="plain",
-            published_at=timezone.datetime(2026, 1, 2, 3, 4, 5, 678901, paris),
-        ),
-        post_of(feed, "g3", title="undated", published_at=None, author="A" * 500),
-    ]
-
-    stored = Post.objects.upsert(posts, update_fields=["title"])
-
-    assert all(post.pk for post in stored) and len({post.pk for post in stored}) == 3
-    for post in stored:
-        read = Post.objects.get(pk=post.pk)
-        assert (read.title, read.content, read.author) == (post.title, post.content, post.author)
-        assert read.published_at == post.published_at and read.guid_hash == post.guid_hash
-
-    again = Post.objects.upsert([post_of(feed, "g2", title="retitled")], update_fields=["title"])
-
-    assert again[0].pk == stored[1].pk and Post.objects.count() == 3
-    assert Post.objects.get(pk=stored[1].pk).title == "retitled"
-
-
-@pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="the upsert from one JSON document is PostgreSQL's"
-)
-def test_upsert_refuses_a_value_too_long_for_its_column_rather_than_cutting_it():
-    """A link longer than its column is an error (the import records it), not a cut link."""
-    from django.db import DataError
-
-    from djangofeeds.models import Post
-
-    feed = Feed.objects.create(url="http://a.example/feed.xml")
-
-    with pytest.raises(DataError), transaction.atomic():
-        Post.objects.upsert(
-            [post_of(feed, "long", link="http://a.example/" + "x" * 2000)], ["title"]
-        )
-
-    assert not Post.objects.exists()

@@ -11,10 +11,12 @@ from django.core.cache import cache
 from django.db import OperationalError, connection, connections
 from django.utils import timezone
 
-from djangofeeds import conf, dispatch, runner
-from djangofeeds.dispatch import enqueue_imports
+from djangofeeds import conf
+from djangofeeds.importing import dispatch, runner
+from djangofeeds.importing.dispatch import enqueue_imports
+from djangofeeds.importing.runner import lock_key
+from djangofeeds.locking.fence import next_fence
 from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
-from djangofeeds.runner import lock_key
 from djangofeeds.tasks import import_feed, refresh_feeds
 from localservers.feed_server import numbered_items, rss
 from localservers.waiting import wait_until
@@ -131,7 +133,7 @@ def test_a_crash_record_never_overwrites_a_newer_import(feed_server, monkeypatch
     real_importer = runner.fetch_and_store
 
     def newer_import_then_crash(feed, *args, **kwargs):
-        newer = Feed.objects.next_fence(feed.url)  # a newer lock holder (the old lease ran out)
+        newer = next_fence(feed.url)  # a newer lock holder (the old lease ran out)
         real_importer(newer, fence=newer.fence)
         raise RuntimeError("stalled worker woke up and crashed")
 

@@ -6,8 +6,8 @@ from celery import current_app as celery_app
 from celery.beat import ScheduleEntry
 
 from djangofeeds import schedules
+from djangofeeds.push.subscriber import RENEW_AHEAD
 from djangofeeds.tasks import cleanup, refresh_feeds, renew_subscriptions
-from djangofeeds.websub import RENEW_AHEAD
 
 
 def test_beat_schedule_ticks_every_5_seconds_and_cleans_up_hourly():

@@ -2,8 +2,10 @@
 
 import pytest
 
+from djangofeeds.importing import records
+from djangofeeds.importing.records import record_crash
+from djangofeeds.locking.fence import next_fence
 from djangofeeds.models import Feed
-from djangofeeds.runs import record_crash
 from djangofeeds.signals import feed_deactivated, feed_failing, posts_stored
 from localservers.feed_server import numbered_items, rss
 from tests.support.importing import import_url
@@ -107,7 +109,7 @@ def test_feed_failing_is_sent_for_a_crash_that_fails_a_healthy_feed(
 ):
     """An import that crashed under the newest fence counts as the feed's first failure."""
     calls = receive(feed_failing)
-    feed = Feed.objects.next_fence("http://a.example/feed.xml")
+    feed = next_fence("http://a.example/feed.xml")
 
     with django_capture_on_commit_callbacks(execute=True):
         result = record_crash(feed.url, "RuntimeError: boom", fence=feed.fence)
@@ -139,14 +141,14 @@ def test_feed_deactivated_is_sent_by_a_410_with_the_run(
 def test_feed_deactivated_is_sent_by_deactivate_for_active_feeds_only(
     receive, django_capture_on_commit_callbacks
 ):
-    """Feed.objects.deactivate() (the admin's action) sends it once per feed that was active,
+    """records.deactivate() (the admin's action) sends it once per feed that was active,
     after commit, with no run."""
     calls = receive(feed_deactivated)
     active = Feed.objects.create(url="http://a.example/one.xml")
     Feed.objects.create(url="http://a.example/two.xml", is_active=False)
 
     callbacks = committed(
-        django_capture_on_commit_callbacks, lambda: Feed.objects.all().deactivate("test")
+        django_capture_on_commit_callbacks, lambda: records.deactivate(Feed.objects.all(), "test")
     )
 
     assert calls == [] and not Feed.objects.filter(is_active=True).exists()

@@ -2,8 +2,8 @@
 
 import pytest
 
-from djangofeeds.locks import CacheLock
-from djangofeeds.runner import lock_key
+from djangofeeds.importing.runner import lock_key
+from djangofeeds.locking.locks import CacheLock
 from djangofeeds.tasks import import_feed
 from localservers.feed_server import numbered_items, rss
 

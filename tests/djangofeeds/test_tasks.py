@@ -6,11 +6,12 @@ import time
 import pytest
 from django.utils import timezone
 
-from djangofeeds import conf, runner, tasks
-from djangofeeds.claims import claim_feeds
-from djangofeeds.locks import CacheLock
+from djangofeeds import conf, tasks
+from djangofeeds.importing import runner
+from djangofeeds.importing.claims import claim_feeds
+from djangofeeds.importing.runner import lock_key
+from djangofeeds.locking.locks import CacheLock
 from djangofeeds.models import Feed, ImportRun, Outcome, Post, RefreshRun
-from djangofeeds.runner import lock_key
 from djangofeeds.schedules import BEAT_SCHEDULE
 from djangofeeds.tasks import import_feed, import_feed_batch, refresh_feeds
 from localservers.feed_server import numbered_items, rss
@@ -190,7 +191,7 @@ def test_import_feed_task_keeps_the_feed_claimed_until_it_is_done(
     claim, claimed = claim_feeds(Feed.objects.filter(url=url))  # as a tick does
     assert len(claimed) == 1
     queued_while_running = []
-    monkeypatch.setattr("djangofeeds.storage.FIRST_IMPORT_BATCH_SIZE", 100)  # two batches
+    monkeypatch.setattr("djangofeeds.importing.storage.FIRST_IMPORT_BATCH_SIZE", 100)  # two batches
     monkeypatch.setattr(
         import_feed,
         "update_state",

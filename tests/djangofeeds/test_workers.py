@@ -18,9 +18,10 @@ from django.core.management import CommandError, call_command
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Sum
 
+from djangofeeds.importing.records import ImportOrigin
+from djangofeeds.importing.runner import lock_key, run_import
 from djangofeeds.models import Feed, ImportRun, Outcome, Post
-from djangofeeds.parsed import sha256
-from djangofeeds.runner import lock_key, run_import
+from djangofeeds.parsing.entries import sha256
 from djangofeeds.tasks import import_feed
 from localservers.feed_server import numbered_items, rss
 from localservers.waiting import wait_until
@@ -280,7 +281,7 @@ def test_stale_lock_holder_frozen_past_its_lease_cannot_overwrite_newer_data(
         wait_until(lambda: cache.get(key) is None, expire + 5, "the frozen holder's lease held")
 
         feed_server.serve("/stale.xml", rss(numbered_items(3, prefix="new")))
-        newer = run_import(url, task_name=import_feed.name, worker="newer")
+        newer = run_import(url, task_name=import_feed.name, origin=ImportOrigin(worker="newer"))
         assert (newer.outcome, newer.run.created) == (Outcome.IMPORTED, 3)
     finally:
         os.kill(stale.pid, signal.SIGCONT)

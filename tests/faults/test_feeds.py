@@ -7,9 +7,9 @@ PostgreSQL's own backend terminated under the worker.
 import pytest
 from django.db import connection
 
-from djangofeeds.locks import CacheLock
+from djangofeeds.importing.runner import lock_key
+from djangofeeds.locking.locks import CacheLock
 from djangofeeds.models import ImportRun, Outcome, Post
-from djangofeeds.runner import lock_key
 from djangofeeds.tasks import import_feed
 from localservers.feed_server import numbered_items, rss
 from localservers.waiting import wait_until

@@ -3,7 +3,7 @@
 Every file ends with its summary; every good row is stored whatever rows sit
 next to it; nothing stored breaks the rules a feed URL must follow. The rows are
 stored as written (--no-discover): the URL checks are under test here, not the
-fetch that discovery adds (tests/djangofeeds/test_finder.py).
+fetch that discovery adds (tests/djangofeeds/discovery/test_finder.py).
 """
 
 import io
@@ -15,8 +15,8 @@ from django.core.management import CommandError, call_command
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from djangofeeds.discovery.opml import OPMLError, parse_opml
 from djangofeeds.models import Feed, feed_url_problem
-from djangofeeds.opml import OPMLError, parse_opml
 from tests.fuzz.strategies import any_url, hostile_text, scaled
 
 pytestmark = pytest.mark.django_db

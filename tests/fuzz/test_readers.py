@@ -15,7 +15,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from djangofeeds.models import Feed, Outcome
-from djangofeeds.sanitize import CONTENT_TAGS, markup_left
+from djangofeeds.parsing.sanitize import CONTENT_TAGS, markup_left
 from localservers.feed_server import json_feed, rss
 from tests.fuzz.strategies import any_url, hostile_text, scaled
 from tests.hostile.helpers import injected, readable

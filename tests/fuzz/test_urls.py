@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from djangofeeds.addresses import UnreadableURL, read_url, url_problem
+from djangofeeds.fetching.addresses import UnreadableURL, read_url, url_problem
 from djangofeeds.models import Feed, Outcome, feed_url_problem
 from localservers.feed_server import numbered_items, rss
 from tests.fuzz.strategies import LOOPBACK, any_url, host_names, scaled, urls

@@ -165,9 +165,10 @@ def test_sdist_and_wheel_declare_license_authors_urls_and_status(release):
 @pytest.mark.host
 @pytest.mark.timeout(900)
 def test_sdist_holds_the_source_of_the_release_and_nothing_else(release):
-    """The sdist: pyproject.toml, the license, README, changelog, the docs and the two apps
-    whole (templates, locale, migrations); not the tests (they need this repository's site
-    and services: they run from a checkout), the site, virtualenvs, caches or var/."""
+    """The sdist: pyproject.toml, the license, README, changelog, the docs, the two apps
+    whole (templates, locale, migrations) and the package they share; not the tests (they
+    need this repository's site and services: they run from a checkout), the site,
+    virtualenvs, caches or var/."""
     files = sdist_files(release[0])
     assert {f for f in files if "/" not in f} == {
         "LICENSE",
@@ -180,7 +181,13 @@ def test_sdist_holds_the_source_of_the_release_and_nothing_else(release):
         "setup.cfg",  # setuptools' own (egg_info options), written into every sdist
     }
     folders = {f.split("/")[0] for f in files if "/" in f}
-    assert folders == {"djangofeeds", "blog", "docs", "djangofeeds_blog.egg-info"}
+    assert folders == {
+        "djangofeeds",
+        "blog",
+        "djangofeeds_blog_shared",
+        "docs",
+        "djangofeeds_blog.egg-info",
+    }
     assert {
         "docs/index.md",
         "docs/screenshots/home.png",
@@ -193,7 +200,7 @@ def test_sdist_holds_the_source_of_the_release_and_nothing_else(release):
     } <= files
     assert not [f for f in files if f.startswith(".") or "/." in f], "hidden files in the sdist"
     assert not [f for f in files if "__pycache__" in f or f.endswith((".pyc", ".pyo"))]
-    for app in ("djangofeeds", "blog"):
+    for app in ("djangofeeds", "blog", "djangofeeds_blog_shared"):
         source = {
             p.relative_to(REPO).as_posix()
             for p in (REPO / app).rglob("*")
@@ -205,12 +212,18 @@ def test_sdist_holds_the_source_of_the_release_and_nothing_else(release):
 @pytest.mark.host
 @pytest.mark.timeout(900)
 def test_wheel_holds_the_two_apps_and_the_license(release):
-    """The wheel: the packages djangofeeds/ and blog/, and dist-info with the LICENSE."""
+    """The wheel: the packages djangofeeds/, blog/ and djangofeeds_blog_shared/ (what both
+    apps import), and dist-info with the LICENSE."""
     with zipfile.ZipFile(release[1]) as archive:
         files = set(archive.namelist())
         dist_info = next(n.split("/")[0] for n in files if n.endswith(".dist-info/METADATA"))
         license_text = archive.read(f"{dist_info}/licenses/LICENSE").decode()
-    assert {name.split("/")[0] for name in files} == {"djangofeeds", "blog", dist_info}
+    assert {name.split("/")[0] for name in files} == {
+        "djangofeeds",
+        "blog",
+        "djangofeeds_blog_shared",
+        dist_info,
+    }
     assert not [f for f in files if "__pycache__" in f or f.endswith((".pyc", ".pyo"))]
     for folder in ("templates", "locale", "migrations"):
         assert any(f.startswith(f"djangofeeds/{folder}/") for f in files), folder

@@ -9,11 +9,14 @@ import pytest
 
 import blog
 import djangofeeds
+import djangofeeds_blog_shared
 from tests.support.host_env import REPO
 
 pytestmark = [pytest.mark.host, pytest.mark.timeout(900)]
 
 APPS = ("djangofeeds", "blog")
+# The apps and the package both import (not an app): what the wheel installs.
+PACKAGES = (*APPS, "djangofeeds_blog_shared")
 OPTIONAL = {"pymemcache", "akismet", "django-celery-beat", "django-celery-results"}
 EXTRAS = {"memcached", "akismet", "results", "mysql", "postgres"}
 # Libraries whose releases cap Django below a line we support: never in an extra,
@@ -32,12 +35,12 @@ def wheel_metadata(wheel):
         return Parser().parsestr(archive.read(name).decode())
 
 
-def app_files():
-    """Every file of the apps' folders in this checkout, as wheel paths (no bytecode)."""
+def package_files():
+    """Every file of the packages' folders in this checkout, as wheel paths (no bytecode)."""
     return {
         path.relative_to(REPO).as_posix()
-        for app in APPS
-        for path in (REPO / app).rglob("*")
+        for package in PACKAGES
+        for path in (REPO / package).rglob("*")
         if path.is_file()
         and not any(part == "__pycache__" or part.startswith(".") for part in path.parts[-3:])
     }
@@ -45,21 +48,24 @@ def app_files():
 
 def test_wheel_holds_the_two_apps_whole_and_nothing_else(wheel):
     """The wheel has every file of djangofeeds/ and blog/ (migrations, templates, static,
-    locale, commands) and, besides its metadata, nothing else: no project/, tests/, bench/,
+    locale, commands) and of the package both share, djangofeeds_blog_shared/ (py.typed
+    too), and, besides its metadata, nothing else: no project/, tests/, bench/,
     localservers/ (the servers the tests and benchmarks share)."""
     files = wheel_files(wheel)
     top = {name.split("/")[0] for name in files}
-    assert {t for t in top if not t.endswith(".dist-info")} == set(APPS)
+    assert {t for t in top if not t.endswith(".dist-info")} == set(PACKAGES)
     assert not top & {"project", "tests", "bench", "localservers"}
-    assert app_files() - files == set(), "files of the apps missing from the wheel"
-    assert {f for f in files if f.split("/")[0] in APPS} == app_files()
+    assert package_files() - files == set(), "files of the packages missing from the wheel"
+    assert {f for f in files if f.split("/")[0] in PACKAGES} == package_files()
+    assert "djangofeeds_blog_shared/py.typed" in files
     assert "djangofeeds/migrations/0001_initial.py" in files
     assert "blog/templates/blog/entry_detail.html" in files
 
 
 def test_wheel_declares_minimum_versions_and_extras(wheel):
     """Base requirements are minimums, never pins, and leave out what only some hosts use;
-    those are extras. The version is djangofeeds.__version__, Python 3.11 or newer."""
+    those are extras. The version is djangofeeds_blog_shared.__version__ (which both apps
+    re-export), Python 3.11 or newer."""
     metadata = wheel_metadata(wheel)
     base = [r for r in metadata.get_all("Requires-Dist") if "extra ==" not in r]
     names = {r.split(">")[0].split("[")[0].strip().lower() for r in base}
@@ -70,7 +76,7 @@ def test_wheel_declares_minimum_versions_and_extras(wheel):
     extras = [r for r in metadata.get_all("Requires-Dist") if "extra ==" in r]
     in_extras = {r.split(">")[0].split("[")[0].split(";")[0].strip().lower() for r in extras}
     assert not in_extras & ({"django"} | CAPS_DJANGO), extras  # no extra changes Django
-    assert metadata["Version"] == djangofeeds.__version__
+    assert metadata["Version"] == djangofeeds_blog_shared.__version__
     assert metadata["Requires-Python"] == ">=3.11"
 
 
@@ -81,8 +87,9 @@ def test_changelog_has_the_current_version():
 
 
 def test_blog_version_in_a_source_checkout_is_djangofeeds_version():
-    """Run from this checkout, blog reports the one version djangofeeds holds."""
-    assert blog.__version__ == djangofeeds.__version__
+    """Run from this checkout, both apps report the one version the shared package holds."""
+    version = djangofeeds_blog_shared.__version__
+    assert blog.__version__ == djangofeeds.__version__ == version
 
 
 def test_installed_blog_reports_the_wheel_version_without_djangofeeds(host, wheel):

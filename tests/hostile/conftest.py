@@ -2,7 +2,7 @@
 
 import pytest
 
-from djangofeeds import addresses
+from djangofeeds.fetching import addresses
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from djangofeeds import addresses, fetch
+from djangofeeds.fetching import addresses, http
 from djangofeeds.models import Feed, InvalidFeedURL, Outcome, Post
-from djangofeeds.parse import parse
+from djangofeeds.parsing.readers import parse
 from localservers.feed_server import http_date, numbered_items, rss
 from localservers.services import free_port
 from tests.hostile.helpers import (
@@ -590,7 +590,7 @@ def test_a_max_age_that_is_no_sane_number(feed_server, cache_control, max_age):
         "/cc.xml", rss(numbered_items(1)), headers={"Cache-Control": cache_control}
     )
 
-    assert fetch.fetch(url).max_age == max_age
+    assert http.fetch(url).max_age == max_age
 
 
 @pytest.mark.parametrize(

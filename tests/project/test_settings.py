@@ -167,10 +167,10 @@ def test_on_the_newest_django_the_apps_deprecations_fail_their_test():
     with warnings.catch_warnings(record=True):
         warn_from("some_library.models")  # not ours: never an error
     if django.VERSION >= (6, 1):
-        for module in ("djangofeeds.storage", "blog.views", "djangofeeds"):
+        for module in ("djangofeeds.importing.storage", "blog.views", "djangofeeds"):
             with pytest.raises(DeprecationWarning):
                 warn_from(module)
     else:
         with warnings.catch_warnings(record=True) as caught:
-            warn_from("djangofeeds.storage")
+            warn_from("djangofeeds.importing.storage")
         assert [str(warning.message) for warning in caught] == ["old API"]

@@ -1,6 +1,6 @@
 """Feeds claimed as a tick claims them, and the outcomes of their runs: the batch tests'."""
 
-from djangofeeds.claims import claim_feeds
+from djangofeeds.importing.claims import claim_feeds
 from djangofeeds.models import Feed, ImportRun
 
 

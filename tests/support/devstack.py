@@ -16,7 +16,8 @@ from localservers.processes import WatchedProcess
 
 
 def copy_project(target):
-    """The project's code, without its database, broker folder, .env.local or virtualenv.
+    """The project's code (the site, the apps and the package they share), without its
+    database, broker folder, .env.local or virtualenv.
 
     ``.venv`` links to the virtualenv running the tests, so the docs'
     ``.venv/bin/python`` and ``.venv/bin/celery`` work in the copy.
@@ -24,7 +25,8 @@ def copy_project(target):
     base = Path(settings.BASE_DIR)
     shutil.copy(base / "manage.py", target)
     for path in base.iterdir():
-        if path.is_dir() and (path.name == "project" or (path / "apps.py").exists()):
+        shared = path.name in ("project", "djangofeeds_blog_shared")
+        if path.is_dir() and (shared or (path / "apps.py").exists()):
             shutil.copytree(path, target / path.name, ignore=shutil.ignore_patterns("__pycache__"))
     (target / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
 

@@ -1,6 +1,6 @@
 """The fidelity check: one corpus document through ``parse()``, compared with feedparser's reading.
 
-Used by tests/djangofeeds/test_fidelity.py on feedparser 6.0.14's own test
+Used by tests/djangofeeds/parsing/test_fidelity.py on feedparser 6.0.14's own test
 corpus (vendored in tests/corpus/feedparser, MIT-style licence beside it).
 ``check`` returns the kinds of difference found in one document, each a short
 string; the test compares them with the reviewed list of intended ones.
@@ -13,11 +13,11 @@ from pathlib import Path
 import feedparser
 import nh3
 
-from djangofeeds import fastrss, feedparser_reader
-from djangofeeds.feedparser_reader import stored
-from djangofeeds.parse import parse
-from djangofeeds.parsed import MAX_ENTRIES, NotAFeed, to_datetime
-from djangofeeds.sanitize import CONTENT_TAGS, clean, markup_left, plain_text, web_link
+from djangofeeds.parsing import fastrss, feedparser_reader
+from djangofeeds.parsing.entries import MAX_ENTRIES, NotAFeed, to_datetime
+from djangofeeds.parsing.feedparser_reader import stored
+from djangofeeds.parsing.readers import parse
+from djangofeeds.parsing.sanitize import CONTENT_TAGS, clean, markup_left, plain_text, web_link
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "feedparser"
 # Every document is served as generic XML, so that feedparser reads it by its

@@ -1,6 +1,6 @@
 """A feed imported by URL with the importer alone: no task, no lock, no fence."""
 
-from djangofeeds.importer import fetch_and_store
+from djangofeeds.importing.importer import fetch_and_store
 from djangofeeds.models import Feed
 
 

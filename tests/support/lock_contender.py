@@ -16,7 +16,7 @@ import django
 
 django.setup()
 
-from djangofeeds.locks import CacheLock  # noqa: E402
+from djangofeeds.locking.locks import CacheLock  # noqa: E402
 
 
 def main(key, rounds, start_ns):

@@ -1,10 +1,10 @@
-"""``manage.py setup_schedules``: the same command as djangofeeds' (one file serves both).
+"""``manage.py setup_schedules``: each installed app's beat schedule in django-celery-beat.
 
-It reads each installed app's ``schedules.BEAT_SCHEDULE``, so a host with blog
-alone has it too: the module is imported from the djangofeeds package, which the
-same distribution ships, whether or not djangofeeds is in ``INSTALLED_APPS``.
+The command is the distribution's shared one (djangofeeds_blog_shared.schedules),
+which djangofeeds' command of the same name is too: a host with blog alone has it,
+and nothing of djangofeeds is imported.
 """
 
-from djangofeeds.management.commands.setup_schedules import Command
+from djangofeeds_blog_shared.schedules import Command
 
 __all__ = ["Command"]

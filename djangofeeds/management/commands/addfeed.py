@@ -6,7 +6,8 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from djangofeeds.finder import Discovery, DiscoveryError
+from djangofeeds.discovery import finder
+from djangofeeds.discovery.finder import Discovery, DiscoveryError
 from djangofeeds.models import Feed, InvalidFeedURL
 
 
@@ -44,9 +45,9 @@ class Command(BaseCommand):
         feeds, invalid = [], 0
         for url in urls:
             try:
-                found = Feed.objects.find(url) if discover else Discovery.as_given(url.strip())
+                found = finder.find(url) if discover else Discovery.as_given(url.strip())
                 for link in found.feeds if every else found.feeds[:1]:
-                    feed, created = Feed.objects.subscribe(link.url, discover=False)
+                    feed, created = Feed.objects.subscribe(link.url)
                     feeds.append(feed.url)
                     self.report(feed, created, found)
             except DiscoveryError as exc:  # its message names the URL or page

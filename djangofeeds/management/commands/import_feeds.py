@@ -14,11 +14,13 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from djangofeeds.dispatch import IMPORT_FEED, enqueue_imports
-from djangofeeds.locks import LockUnavailable
+from djangofeeds.importing.dispatch import IMPORT_FEED, enqueue_imports
+from djangofeeds.importing.records import ImportOrigin, failed_reply, reply
+from djangofeeds.importing.runner import run_import
+from djangofeeds.locking.locks import LockUnavailable
 from djangofeeds.models import Feed, ImportRun, Outcome
-from djangofeeds.runner import run_import
-from djangofeeds.runs import failed_reply, reply
+
+ORIGIN = ImportOrigin(worker="manage.py")  # on the runs of the imports --sync runs here
 
 
 class Command(BaseCommand):
@@ -94,7 +96,7 @@ class Command(BaseCommand):
         results = []
         for url in urls:
             try:
-                result = reply(run_import(url, task_name=IMPORT_FEED, worker="manage.py"))
+                result = reply(run_import(url, task_name=IMPORT_FEED, origin=ORIGIN))
             except LockUnavailable as exc:
                 result = failed_reply(url, str(exc))
             results.append(result)

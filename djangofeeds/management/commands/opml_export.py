@@ -4,8 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from djangofeeds.discovery.opml import build_opml
 from djangofeeds.models import Feed
-from djangofeeds.opml import build_opml
 
 
 class Command(BaseCommand):

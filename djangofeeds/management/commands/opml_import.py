@@ -8,8 +8,9 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from djangofeeds.discovery import finder
+from djangofeeds.discovery.opml import OPMLError, parse_opml
 from djangofeeds.models import Feed, InvalidFeedURL
-from djangofeeds.opml import OPMLError, parse_opml
 
 
 class Command(BaseCommand):
@@ -46,10 +47,11 @@ class Command(BaseCommand):
             try:
                 # A savepoint per row: a row the database refuses must not spoil the
                 # transaction for the rows after it (PostgreSQL aborts it otherwise).
-                # A row may name a page: the feed it links to is stored (djangofeeds.finder).
+                # A row may name a page: the feed it links to is stored (discovery.finder).
                 with transaction.atomic():
-                    feed, created = Feed.objects.subscribe(
-                        outline.url, title=outline.title, link=outline.html_url, discover=discover
+                    subscribe = finder.subscribe if discover else Feed.objects.subscribe
+                    feed, created = subscribe(
+                        outline.url, title=outline.title, link=outline.html_url
                     )
             except InvalidFeedURL as exc:
                 invalid.append((outline.url, str(exc)))

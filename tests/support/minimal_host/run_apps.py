@@ -1,5 +1,6 @@
-"""Run in a child process: import every module of both apps, check, migrate, clean up,
-judge a comment and queue an import, on the minimal host; print what happened as JSON.
+"""Run in a child process: import every module of both apps (and of the package they
+share), check, migrate, clean up, judge a comment and queue an import, on the minimal
+host; print what happened as JSON.
 
 ``--block`` first makes the optional libraries unimportable (an ImportError, as when
 they are not installed); a module that is itself an optional feature (the Akismet
@@ -40,7 +41,7 @@ def main():
 
     django.setup()
     imported, refused = [], {}
-    for package in ("djangofeeds", "blog"):
+    for package in ("djangofeeds", "blog", "djangofeeds_blog_shared"):
         module = importlib.import_module(package)
         for info in pkgutil.walk_packages(module.__path__, f"{package}."):
             if info.name in FEATURE_MODULES and not blocking:
@@ -83,8 +84,8 @@ def run_tasks():
 
     from blog.models import Comment, Entry
     from blog.tasks import spam_filter
-    from djangofeeds.dispatch import enqueue_imports
-    from djangofeeds.retention import cleanup
+    from djangofeeds.importing.dispatch import enqueue_imports
+    from djangofeeds.importing.retention import cleanup
 
     entry = Entry.objects.create(title="Hello", slug="hello", body="Hi", is_published=True)
     comment = Comment.objects.create(entry=entry, name="Ann", comment="Nice post", user_ip="::1")

@@ -1,0 +1,1 @@
+"""Importing: claim, admit, fetch, parse, store and record one feed, and queue the rounds."""

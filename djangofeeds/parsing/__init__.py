@@ -1,0 +1,1 @@
+"""Parsing: feed bytes to plain data, no database (``readers.parse`` chooses the reader)."""

@@ -1,0 +1,103 @@
+"""The fast RSS reader's values: text, links, markup and dates as feedparser reads them.
+
+Each function returns what feedparser's path would store, or raises ``Refused``
+when it cannot be sure, so that feedparser reads the whole document instead.
+"""
+
+import contextlib
+import re
+from datetime import UTC, datetime
+
+from feedparser.datetimes import _parse_date
+from feedparser.urls import _urljoin
+
+from djangofeeds.parsing import entries, sanitize
+
+TAG = re.compile(r"<\s*(/?)\s*([^\s/>]*)")
+URL_ATTRIBUTE = re.compile(r"""\b(?:href|src)\s*=\s*["']?([^"'\s>]*)""", re.IGNORECASE)
+# An absolute URL that urljoin gives back unchanged: lower-case scheme, a plain
+# host, no empty query or fragment to drop.
+PLAIN_URL = re.compile(r"https?://[\w.:@%~!$&'()*+,;=-]+(?:/[^\s?#]*)?(?:\?[^\s#]+)?(?:#\S+)?\Z")
+# "Mon, 23 Nov 2026 10:00:00 GMT" (RFC 822 as RSS feeds write it), in UTC.
+MONTHS = {
+    name: number
+    for number, name in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
+    )
+}
+COMMON_DATE = re.compile(
+    r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?([0-9]{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct"
+    r"|Nov|Dec) ([0-9]{4}) ([0-9]{2}):([0-9]{2}):([0-9]{2}) (?:GMT|UT|UTC|\+0000)"
+)
+# feedparser's repair of text that was UTF-8 read as Latin-1, and of windows-1252 controls.
+CP1252_CONTROLS = re.compile("[\x80-\x9f]")
+
+
+class Refused(Exception):
+    """The document is outside the gate: feedparser reads it."""
+
+
+def text_of(element):
+    """An element's text as feedparser's ``pop`` leaves it: stripped, with its encoding repairs."""
+    value = (element.text or "").strip()
+    if value.isascii():
+        return value
+    with contextlib.suppress(UnicodeEncodeError, UnicodeDecodeError):
+        value = value.encode("iso-8859-1").decode("utf-8")
+    if CP1252_CONTROLS.search(value):
+        raise Refused
+    return value
+
+
+def link(value, base):
+    """A link as feedparser stores it (its query's ``&amp;`` undone); refused if relative."""
+    if not value:
+        return ""
+    if absolute(value, base) != value:
+        raise Refused
+    return re.sub("&([A-Za-z0-9_]+);", r"&\g<1>", value.replace("&amp;", "&"))
+
+
+def absolute(value, base):
+    """``value`` as feedparser resolves it against ``base``; None if it is relative."""
+    if PLAIN_URL.match(value):
+        return value  # what urljoin returns for it, without the 0.1 ms of urljoin
+    return _urljoin(base, value) if value.lower().startswith(("http://", "https://")) else None
+
+
+def check_markup(body):
+    """Refuse a body feedparser's sanitizer might read differently from nh3's."""
+    if "<" not in body:
+        return
+    if "<!" in body or "<?" in body:
+        raise Refused
+    for _, name in TAG.findall(body):
+        if name.lower() not in sanitize.CONTENT_TAGS:
+            raise Refused
+    for url in URL_ATTRIBUTE.findall(body):
+        if not url.lower().startswith(("http://", "https://")):
+            raise Refused
+
+
+def date(value):
+    """A ``<pubDate>`` as feedparser reads it; refused if feedparser cannot."""
+    if not value:
+        return None
+    common = COMMON_DATE.fullmatch(value)
+    if common:
+        # What feedparser's RFC 822 parser returns for the form nearly every
+        # feed uses, without its 70 µs; any doubt (Feb 30, 24:00) goes to it.
+        day, month, year, hour, minute, second = common.groups()
+        with contextlib.suppress(ValueError):
+            moment = datetime(int(year), MONTHS[month], int(day), int(hour), int(minute),
+                              int(second), tzinfo=UTC)  # fmt: skip
+            return entries.to_datetime(moment.timetuple())
+    stamp = _parse_date(value)
+    if stamp is None:
+        raise Refused  # feedparser's reading of an unknown date form is its own
+    return entries.to_datetime(stamp)
+
+
+def utf8(name):
+    """Whether a declared encoding or charset names UTF-8."""
+    return name.strip().lower().replace("_", "-") in ("utf-8", "utf8")
