@@ -27,6 +27,7 @@ ORDER = [
     "end_to_end",
     "parser",
     "scale",
+    "pools",
     "politeness",
     "push",
     "search",

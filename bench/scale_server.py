@@ -20,21 +20,24 @@ import contextlib
 import json
 import sys
 import time
+import zlib
 from email.utils import formatdate
 
 from localservers.loopback import loopback_hosts
 
 SLOW_SECONDS = 30
 ITEMS = 10
+# Item n is dated n hours after this, at every fetch: a document's items keep their dates
+# (the same checksums), so a "new" feed's only changes are its new items.
+EPOCH = time.time() - 3600 * 1000
 
 
 def document(name, first):
-    """An RSS 2.0 document of ITEMS items numbered from ``first``, newest first, dated."""
-    now = time.time()
+    """An RSS 2.0 document of ITEMS items numbered after ``first``, newest first, dated."""
     items = "".join(
         f"<item><title>{name} item {n}</title><link>http://example.com/{name}/{n}</link>"
         f"<guid>{name}-{n}</guid><description>Item {n} of {name}.</description>"
-        f"<pubDate>{formatdate(now - 3600 * (first + ITEMS - n), usegmt=True)}</pubDate></item>"
+        f"<pubDate>{formatdate(EPOCH + 3600 * n, usegmt=True)}</pubDate></item>"
         for n in range(first + ITEMS, first, -1)
     )
     return (
@@ -48,6 +51,9 @@ class Server:
     def __init__(self):
         self.hits = collections.Counter()
         self.same = {}
+        # A /new/ feed's document's first item: /__reset (which clears the hits) leaves
+        # it, so that every fetch still brings new items.
+        self.new_first = collections.Counter()
 
     def answer(self, path, headers):
         kind, _, name = path.strip("/").partition("/")
@@ -61,8 +67,9 @@ class Server:
                 self.same[name] = document(name, 0)
             return 200, self.same[name], {}
         if kind == "new":
-            fetches = self.hits[path]
-            return 200, document(name, fetches * (1 + fetches % 3)), {}
+            # 1-3 new items, as many at every fetch of the feed: every round the same work.
+            self.new_first[path] += 1 + zlib.crc32(name.encode()) % 3
+            return 200, document(name, self.new_first[path]), {}
         if kind == "err":
             return 500, b"server error", {}
         return 404, b"no such feed", {}
