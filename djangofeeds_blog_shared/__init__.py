@@ -8,6 +8,5 @@ the query-parameter readers (``query``), the admin's safe changelist
 """
 
 # The one place of the distribution's version: pyproject.toml reads this literal
-# (setuptools' dynamic version); djangofeeds re-exports it, and blog reports the
-# installed distribution's.
+# (setuptools' dynamic version); both apps re-export it as their ``__version__``.
 __version__ = "1.0.0"
