@@ -7,12 +7,10 @@ imports every module of both apps, runs ``check`` and ``migrate``, the cleanup, 
 comment's spam check and an import queued by URL.
 """
 
-import json
-import subprocess
-import sys
-
 import pytest
 from django.conf import settings
+
+from tests.support.children import json_report
 
 EVERY_TASK = {
     "djangofeeds.tasks.import_feed",
@@ -36,16 +34,7 @@ def run_apps(tmp_path, *args):
         "MINIMAL_HOST_DB": str(tmp_path / "db.sqlite3"),
         "MINIMAL_HOST_CACHE": str(tmp_path / "cache"),
     }
-    child = subprocess.run(
-        [sys.executable, "-m", "tests.support.minimal_host.run_apps", *args],
-        cwd=settings.BASE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert child.returncode == 0, child.stdout + child.stderr
-    return json.loads(child.stdout.splitlines()[-1])
+    return json_report("tests.support.minimal_host.run_apps", *args, env=env, cwd=settings.BASE_DIR)
 
 
 @pytest.fixture(scope="module")

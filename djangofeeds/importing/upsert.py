@@ -7,12 +7,12 @@ hold no statement of their own.
 import json
 from datetime import datetime
 
-from django.db import connections, models
+from django.db import connections, models, router
 
 from djangofeeds.models import Post
 
 
-def upsert_posts(posts, update_fields, *, using="default"):
+def upsert_posts(posts, update_fields, *, using=None):
     """Insert ``posts``, or update ``update_fields`` of those whose (feed, guid) exists;
     return them with their primary keys.
 
@@ -22,6 +22,7 @@ def upsert_posts(posts, update_fields, *, using="default"):
     (the (feed, guid_hash) key is the only unique one a new post can hit),
     and MySQL returns no ids from it: they are read back by guid.
     """
+    using = using or router.db_for_write(Post)  # as Post.objects' writes go
     connection = connections[using]
     if connection.vendor == "postgresql":
         return upsert_json(connection, posts, update_fields)

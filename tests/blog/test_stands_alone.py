@@ -7,9 +7,6 @@ of blog's source says it for every import, even one a run never reaches.
 """
 
 import ast
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +14,7 @@ from django.conf import settings
 
 import blog
 import djangofeeds_blog_shared
+from tests.support.children import json_report
 
 # The blog's fixtures clear state in the cache, which may be the database's.
 pytestmark = pytest.mark.django_db
@@ -28,16 +26,7 @@ BLOG = Path(blog.__file__).parent
 def alone(tmp_path_factory):
     """The report of tests/support/blog_alone/run.py: blog alone, djangofeeds unimportable."""
     env = {"PATH": "/usr/bin:/bin", "BLOG_ALONE_DB": str(tmp_path_factory.mktemp("alone") / "db")}
-    child = subprocess.run(
-        [sys.executable, "-m", "tests.support.blog_alone.run"],
-        cwd=settings.BASE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert child.returncode == 0, child.stdout + child.stderr
-    return json.loads(child.stdout.splitlines()[-1])
+    return json_report("tests.support.blog_alone.run", env=env, cwd=settings.BASE_DIR)
 
 
 def test_blog_runs_with_djangofeeds_unimportable(alone):

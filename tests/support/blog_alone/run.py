@@ -15,25 +15,13 @@ import os
 import pkgutil
 import sys
 
+from tests.support.children import BlockImports
+
 BLOCKED = "djangofeeds"
 
 
-class BlockDjangofeeds:
-    """A ``sys.meta_path`` finder that refuses djangofeeds and notes who asked."""
-
-    def __init__(self):
-        self.attempts = []
-
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] == BLOCKED:
-            self.attempts.append(name)
-            raise ImportError(f"No module named {name!r} (blocked by the test)", name=name)
-        return None
-
-
 def main():
-    blocker = BlockDjangofeeds()
-    sys.meta_path.insert(0, blocker)
+    blocker = BlockImports(BLOCKED).install()
     os.environ["DJANGO_SETTINGS_MODULE"] = "tests.support.blog_alone.settings"
     import django
     from django.apps import apps

@@ -16,25 +16,18 @@ import os
 import pkgutil
 import sys
 
+from tests.support.children import BlockImports
+
 OPTIONAL = ("pymemcache", "akismet", "django_celery_results", "django_celery_beat")
 # A module that is an optional feature itself, and the library it needs: loaded only
 # when the feature is chosen (BLOG_SPAM_BACKEND, AKISMET_API_KEY).
 FEATURE_MODULES = {"blog.akismet_client": "akismet"}
 
 
-class BlockOptional:
-    """A ``sys.meta_path`` finder that refuses the optional libraries."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in OPTIONAL:
-            raise ImportError(f"No module named {name!r} (blocked by the test)", name=name)
-        return None
-
-
 def main():
     blocking = "--block" in sys.argv
     if blocking:
-        sys.meta_path.insert(0, BlockOptional())
+        BlockImports(*OPTIONAL).install()
     os.environ["DJANGO_SETTINGS_MODULE"] = "tests.support.minimal_host.settings"
     import django
     from django.core.management import CommandError, call_command
