@@ -18,4 +18,5 @@ RUN DJANGO_DEBUG=1 python manage.py collectstatic --noinput \
 
 USER app
 EXPOSE 8000
-CMD ["gunicorn", "project.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+# Meant to run behind nginx (docker-compose.yml's proxy): see deploy/gunicorn.conf.py.
+CMD ["gunicorn", "project.wsgi:application", "--config", "deploy/gunicorn.conf.py"]

@@ -31,6 +31,8 @@ ORDER = [
     "politeness",
     "push",
     "search",
+    "real_feeds",
+    "opml",
 ]
 LIBRARIES = [
     "Django",

@@ -6,12 +6,14 @@ from django.contrib import admin, messages
 from django.db import models
 from django.db.models import Count, Exists, OuterRef, Q
 from django.template.defaultfilters import truncatechars
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, ngettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from blog import conf, moderation
-from blog.models import Comment, CommentEvent, Entry
+from blog import conf, moderation, spam
+from blog.models import Comment, CommentEvent, Entry, SpamServiceStatus
 from djangofeeds_blog_shared.changelist import SafeDateHierarchy
 
 
@@ -100,12 +102,21 @@ NOT_PENDING = ngettext_lazy(
 )
 
 
+def comment_link(comment):
+    """A link to the comment's change page, named after its author (escaped)."""
+    url = reverse("admin:blog_comment_change", args=[comment.pk])
+    return format_html(
+        '<a href="{}">{}: {}</a>', url, comment.name, truncatechars(comment.comment, 60)
+    )
+
+
 @admin.register(Comment)
 class CommentAdmin(SafeDateHierarchy, admin.ModelAdmin):
     list_display = [
         "name",
         "entry",
         "excerpt",
+        "in_reply_to",
         "status",
         "is_blatant",
         "pub_date",
@@ -113,7 +124,7 @@ class CommentAdmin(SafeDateHierarchy, admin.ModelAdmin):
     ]
     list_filter = [NeedsAttentionFilter, "status", "is_blatant", "entry"]
     search_fields = ["name", "email_address", "homepage", "comment", "user_ip"]
-    list_select_related = ["entry"]
+    list_select_related = ["entry", "parent"]
     date_hierarchy = "pub_date"
     readonly_fields = [
         "status",
@@ -126,15 +137,53 @@ class CommentAdmin(SafeDateHierarchy, admin.ModelAdmin):
         "last_dispatched_at",
         "akismet_payload",
     ]
-    fields = ["entry", "name", "email_address", "homepage", "comment", *readonly_fields]
+    fields = [
+        "entry",
+        "name",
+        "email_address",
+        "homepage",
+        "comment",
+        "in_reply_to",
+        "replies",
+        "notify_replies",
+        *readonly_fields,
+    ]
+    # The thread: links to the comment replied to and to the replies.
+    readonly_fields = [*readonly_fields, "in_reply_to", "replies"]
     inlines = [CommentEventInline]
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     # Each needs the "change comment" permission: a view-only moderator cannot run them.
     actions = ["mark_spam", "mark_ham", "recheck", "publish"]
 
+    def changelist_view(self, request, extra_context=None):
+        """The list, under a banner: blatant spam discarded, Akismet's latest alert, and
+        the key's usage (asked when the page opens, kept a while; a failure is shown)."""
+        context = {"spam_status": SpamServiceStatus.current()}
+        if spam.backend_name() == "akismet":
+            from blog import akismet_client  # only now: it imports the akismet library
+
+            context["akismet_usage"] = akismet_client.usage()
+        return super().changelist_view(request, context | (extra_context or {}))
+
     @admin.display(description=_("comment"))
     def excerpt(self, obj):
         return truncatechars(obj.comment, 80)
+
+    @admin.display(description=_("in reply to"))
+    def in_reply_to(self, obj):
+        if obj.parent is None:
+            return "—"
+        return comment_link(obj.parent)
+
+    @admin.display(description=_("replies"))
+    def replies(self, obj):
+        if obj.pk is None:
+            return "—"
+        replies = obj.replies.order_by("pub_date", "pk")
+        links = format_html_join(
+            "", "<li>{} ({})</li>", ((comment_link(r), r.get_status_display()) for r in replies)
+        )
+        return format_html("<ul>{}</ul>", links) if links else "—"
 
     @admin.action(description=_("Mark as spam (and tell Akismet)"), permissions=["change"])
     def mark_spam(self, request, queryset):
@@ -176,7 +225,9 @@ class CommentAdmin(SafeDateHierarchy, admin.ModelAdmin):
 
     @admin.action(description=_("Re-check for spam"), permissions=["change"])
     def recheck(self, request, queryset):
-        count = moderation.recheck(queryset, actor=request.user, detail="asked by a moderator")
+        count = moderation.recheck(
+            queryset, actor=request.user, detail="asked by a moderator", reason="recheck_queue"
+        )
         report(
             self,
             request,

@@ -75,15 +75,53 @@ class RebasedTransport(httpx.HTTPTransport):
 CONNECTIONS = httpx.Limits(max_connections=100, max_keepalive_connections=100)
 
 
+ALERT_CODE, ALERT_MESSAGE = "X-akismet-alert-code", "X-akismet-alert-msg"
+
+
+def note_alert(response: httpx.Response) -> None:
+    """Akismet's alert headers, on any answer: logged in one line and kept for the admin."""
+    code = response.headers.get(ALERT_CODE)
+    if code is None:
+        return
+    message = response.headers.get(ALERT_MESSAGE, "")
+    logger.warning("Akismet alert %s: %s", code, message)
+    try:
+        from blog.models import (
+            SpamServiceStatus,
+        )  # not at import: akismet_client loads before the apps
+
+        SpamServiceStatus.record_alert(code, message)
+    except Exception:
+        logger.warning("could not store the Akismet alert", exc_info=True)
+
+
+class BlogClient(akismet.SyncClient):
+    """The library's client, sending the honeypot's value as Akismet asks: under the
+    name ``honeypot_field_name`` gives (the library knows that field but refuses the
+    field it names, so it is taken out before the library checks the arguments)."""
+
+    def _post_request(
+        self, version: str, endpoint: str, user_ip: str, **kwargs: Any
+    ) -> httpx.Response:
+        name = kwargs.get("honeypot_field_name")
+        if not name or name not in kwargs:
+            return super()._post_request(version, endpoint, user_ip, **kwargs)
+        honeypot = {name: kwargs.pop(name)}
+        checked = akismet._common._prepare_post_kwargs(kwargs, endpoint)  # the library's own check
+        data = {"api_key": self._config.key, "blog": self._config.url, "user_ip": user_ip}
+        return self._request("POST", version, endpoint, data=data | checked | honeypot)
+
+
 def _new_client() -> akismet.SyncClient:
     http = httpx.Client(
+        event_hooks={"response": [note_alert]},
         headers={"User-Agent": USER_AGENT},
         timeout=conf.BLOG_AKISMET_TIMEOUT,
         transport=RebasedTransport(conf.AKISMET_API_URL, limits=CONNECTIONS),
     )
     config = akismet.Config(key=conf.AKISMET_API_KEY, url=conf.AKISMET_BLOG_URL)
     try:
-        return akismet.SyncClient.validated_client(config=config, http_client=http)
+        return BlogClient.validated_client(config=config, http_client=http)
     except Exception:
         http.close()
         raise
@@ -174,6 +212,33 @@ def is_misconfigured() -> bool:
         return False  # the cache check reports an unreachable cache
 
 
+# --- the key's usage, for the admin ----------------------------------------------
+
+
+def usage() -> dict[str, Any]:
+    """Akismet's usage-limit answer ({"limit", "usage", "percentage", "throttled"}), kept
+    BLOG_AKISMET_USAGE_CACHE_SECONDS; ``{"error": ...}`` when it cannot be had (never raises)."""
+    key = f"blog:akismet-usage:{config_fingerprint()}"  # another key's usage is not this one's
+    try:
+        cached = cache.get(key)
+    except Exception:
+        cached = None
+    if cached is not None:
+        return cached
+    try:
+        answer = call(lambda client: client.usage_limit())
+    except Exception as exc:  # shown in the admin, which must open all the same
+        logger.warning("Akismet usage-limit failed: %s", without_key(exc))
+        return {"error": f"{type(exc).__name__}: {without_key(exc)}"}
+    if not isinstance(answer, dict):
+        return {"error": f"unexpected answer: {answer!r}"[:200]}
+    try:
+        cache.set(key, answer, timeout=conf.BLOG_AKISMET_USAGE_CACHE_SECONDS)
+    except Exception:
+        logger.warning("could not keep the Akismet usage in the cache", exc_info=True)
+    return answer
+
+
 # --- the backend --------------------------------------------------------------
 
 VERDICTS = {
@@ -209,7 +274,8 @@ class AkismetBackend(SpamBackend):
 
     def check(self, comment: Comment, remote_addr: str | None = None) -> Verdict:
         # Any: the library types its keyword arguments one by one (a TypedDict).
-        payload: dict[str, Any] = build_payload(comment, remote_addr)
+        reason = getattr(comment, "recheck_reason", "")  # set by the spam_filter task
+        payload: dict[str, Any] = build_payload(comment, remote_addr, reason)
         answer = self.ask(lambda client: client.comment_check(**payload))
         return Verdict(VERDICTS[answer], "", payload)
 

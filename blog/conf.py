@@ -29,11 +29,27 @@ DEFAULTS = {
     "BLOG_SPAM_RECHECK_AFTER_MINUTES": 30,
     # Spam older than this many days is deleted by purge_spam.
     "BLOG_SPAM_PURGE_AFTER_DAYS": 15,
-    # Akismet's "discard" (blatant spam): delete at once instead of keeping it.
-    "BLOG_SPAM_DELETE_BLATANT": False,
+    # Akismet's "discard" (blatant spam): deleted at once, no moderation entry, only
+    # counted (False: kept as spam flagged blatant until purge_spam).
+    "BLOG_SPAM_DELETE_BLATANT": True,
+    # Seconds the admin keeps Akismet's usage-limit answer.
+    "BLOG_AKISMET_USAGE_CACHE_SECONDS": 300,
     # The local rules: more links than this, or any of these words, is spam.
     "BLOG_SPAM_MAX_LINKS": 3,
     "BLOG_SPAM_BLOCKED_WORDS": ["viagra", "cialis", "casino", "payday loan", "crypto giveaway"],
+    # Replies nest at most this deep (1: no replies).
+    "BLOG_MAX_THREAD_DEPTH": 3,
+    # Who is mailed each comment held for moderation: (name, address) pairs or
+    # addresses; None: the site's MANAGERS.
+    "BLOG_MODERATORS": None,
+    # Comments the spam check finds ham wait for a moderator (WordPress's "must be
+    # manually approved"), but those of trusted commenters (BLOG_TRUST_APPROVED).
+    "BLOG_HOLD_FOR_MODERATION": False,
+    # A commenter whose earlier comment a moderator published is published at
+    # once when the spam check says ham.
+    "BLOG_TRUST_APPROVED": True,
+    # An entry's comments close this many days after its publication (None: never).
+    "BLOG_CLOSE_AFTER_DAYS": None,
     # Akismet: the key (unset: local rules), the site it is for, and its API.
     "AKISMET_API_KEY": "",
     "AKISMET_BLOG_URL": "http://localhost:8000/",
@@ -53,8 +69,14 @@ BLOG_SPAM_MAX_RETRIES: int
 BLOG_SPAM_RECHECK_AFTER_MINUTES: int
 BLOG_SPAM_PURGE_AFTER_DAYS: int
 BLOG_SPAM_DELETE_BLATANT: bool
+BLOG_AKISMET_USAGE_CACHE_SECONDS: int
 BLOG_SPAM_MAX_LINKS: int
 BLOG_SPAM_BLOCKED_WORDS: Sequence[str]
+BLOG_MAX_THREAD_DEPTH: int
+BLOG_MODERATORS: Sequence[str | tuple[str, str]] | None
+BLOG_HOLD_FOR_MODERATION: bool
+BLOG_TRUST_APPROVED: bool
+BLOG_CLOSE_AFTER_DAYS: int | None
 AKISMET_API_KEY: str
 AKISMET_BLOG_URL: str
 AKISMET_API_URL: str

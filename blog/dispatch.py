@@ -30,10 +30,13 @@ def check_broker():
         conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=2)
 
 
-def dispatch_check(comment_id, remote_addr=None):
+def dispatch_check(comment_id, remote_addr=None, recheck_reason=""):
     """Send one spam check to the broker; a broker that is down only leaves it pending."""
+    # recheck_reason only when there is one: a message without it suits a worker
+    # still running the previous spam_filter during a deploy.
+    extra = {"recheck_reason": recheck_reason} if recheck_reason else {}
     try:
-        send(SPAM_FILTER, comment_id=comment_id, remote_addr=remote_addr)
+        send(SPAM_FILTER, comment_id=comment_id, remote_addr=remote_addr, **extra)
     except Exception as exc:
         logger.warning(
             "could not dispatch the spam check of comment %s (%r): it stays pending "

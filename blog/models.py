@@ -1,5 +1,6 @@
 """Blog entries, their comments, and each comment's history of checks and decisions."""
 
+from datetime import datetime, timedelta
 from typing import Self
 
 from django.conf import settings
@@ -9,6 +10,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
+
+from blog import conf
 
 # Paths of blog/urls.py beside <slug>/: an entry with one of these slugs could never be reached.
 RESERVED_SLUGS = frozenset({"feed"})
@@ -41,6 +44,13 @@ class Entry(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("blog:entry_detail", kwargs={"slug": self.slug})
+
+    def comments_open(self, now: datetime | None = None) -> bool:
+        """Whether visitors may still comment: BLOG_CLOSE_AFTER_DAYS after pub_date they may not."""
+        days = conf.BLOG_CLOSE_AFTER_DAYS
+        if days is None:
+            return True
+        return (now or timezone.now()) < self.pub_date + timedelta(days=days)
 
     def clean(self) -> None:
         if self.slug in RESERVED_SLUGS:
@@ -77,6 +87,17 @@ class Comment(models.Model):
     email_address = models.EmailField(_("email address"))
     homepage = models.URLField(_("home page"), blank=True)
     comment = models.TextField(_("comment"))
+    # A reply's comment; threads go at most BLOG_MAX_THREAD_DEPTH deep.
+    parent = models.ForeignKey(
+        "self",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="replies",
+        verbose_name=_("in reply to"),
+    )
+    # The commenter asked to be mailed the published replies to this comment.
+    notify_replies = models.BooleanField(_("notify of replies"), default=False)
     pub_date = models.DateTimeField(_("posted"), default=timezone.now, db_index=True)
     status = models.CharField(_("status"), max_length=16, choices=Status, default=Status.PENDING)
     # Blatant spam (Akismet's "discard"): kept only when BLOG_SPAM_DELETE_BLATANT is off.
@@ -104,6 +125,12 @@ class Comment(models.Model):
 
     def get_absolute_url(self) -> str:
         return f"{self.entry.get_absolute_url()}#comment-{self.pk}"
+
+    @property
+    def is_held(self) -> bool:
+        """Checked and still pending: it waits for a moderator (BLOG_HOLD_FOR_MODERATION),
+        not for the spam check."""
+        return self.status == self.Status.PENDING and self.spam_checked_at is not None
 
 
 class CommentEvent(models.Model):
@@ -139,3 +166,43 @@ class CommentEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} ({self.created_at:%Y-%m-%d %H:%M})"
+
+
+class SpamServiceStatus(models.Model):
+    """One row (pk 1): what the spam service said about itself, for the admin.
+
+    Counted with F expressions, so concurrent workers never lose a count.
+    """
+
+    discarded = models.PositiveBigIntegerField(_("blatant spam discarded"), default=0)
+    alert_code = models.CharField(_("latest alert code"), max_length=32, blank=True)
+    alert_message = models.TextField(_("latest alert message"), blank=True)
+    alert_at = models.DateTimeField(_("latest alert received"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("spam service status")
+        verbose_name_plural = _("spam service status")
+
+    def __str__(self) -> str:
+        return gettext("spam service status")
+
+    @classmethod
+    def current(cls) -> Self:
+        return cls.objects.get_or_create(pk=1)[0]
+
+    @classmethod
+    def count_discard(cls) -> None:
+        if not cls.objects.filter(pk=1).update(discarded=models.F("discarded") + 1):
+            cls.objects.get_or_create(pk=1)
+            cls.objects.filter(pk=1).update(discarded=models.F("discarded") + 1)
+
+    @classmethod
+    def record_alert(cls, code: str, message: str) -> None:
+        cls.objects.update_or_create(
+            pk=1,
+            defaults={
+                "alert_code": code[:32],
+                "alert_message": message,
+                "alert_at": timezone.now(),
+            },
+        )

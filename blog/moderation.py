@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from blog import conf
 from blog.dispatch import SUBMIT_HAM, SUBMIT_SPAM, dispatch_check, dispatch_feedback
-from blog.models import Comment, CommentEvent
+from blog.models import Comment, CommentEvent, SpamServiceStatus
 from blog.signals import comment_judged
 from blog.spam_backends import Verdict
 
@@ -62,9 +62,18 @@ def mark_ham(comments, actor=None):
 def record_verdict(comment, verdict, backend):
     """A backend's ``Verdict``: status, time and data with a "checked" event naming the
     ``backend``, committed together and only while the comment is pending (a moderator's
-    decision made meanwhile wins); then ``comment_judged`` is sent, and blatant spam is
-    deleted when BLOG_SPAM_DELETE_BLATANT is on. Returns is_spam."""
+    decision made meanwhile wins); with BLOG_HOLD_FOR_MODERATION, ham stays pending for
+    a moderator unless its commenter is trusted; then ``comment_judged`` is sent.
+    Blatant spam is discarded (``discard``) when BLOG_SPAM_DELETE_BLATANT is on
+    (the default). Returns is_spam."""
+    if verdict.kind == Verdict.DISCARD and conf.BLOG_SPAM_DELETE_BLATANT:
+        return discard(comment, verdict, backend)
     status, label = VERDICTS[verdict.kind]
+    if status == Status.PUBLISHED and conf.BLOG_HOLD_FOR_MODERATION:
+        if conf.BLOG_TRUST_APPROVED and is_trusted(comment):
+            label = "ham (a moderator approved this commenter before)"
+        else:
+            status, label = Status.PENDING, "ham, held for a moderator"
     detail = f"{backend}: {label}" + (f" ({verdict.reason})" if verdict.reason else "")
     changes = {
         "status": status,
@@ -85,10 +94,39 @@ def record_verdict(comment, verdict, backend):
     )
     # Robust: a failing receiver is logged, and the verdict (committed) stands.
     transaction.on_commit(send, robust=True)
-    if verdict.kind == Verdict.DISCARD and conf.BLOG_SPAM_DELETE_BLATANT:
-        logger.info("comment %s is blatant spam: deleted", comment.pk)
-        Comment.objects.filter(pk=comment.pk).delete()
     return status == Status.SPAM
+
+
+def discard(comment, verdict, backend):
+    """Blatant spam (Akismet's "discard"): deleted while still pending, with no moderation
+    entry to wade through, and counted for the admin. Returns is_spam."""
+    with transaction.atomic():
+        deleted, _ = Comment.objects.pending().filter(pk=comment.pk).delete()
+        if deleted:
+            SpamServiceStatus.count_discard()
+    if not deleted:  # a moderator decided meanwhile: that decision stands
+        return Comment.objects.filter(pk=comment.pk, status=Status.SPAM).exists()
+    logger.info("comment %s is blatant spam (%s): discarded", comment.pk, backend)
+    comment.status, comment.is_blatant = Status.SPAM, True
+    send = partial(
+        comment_judged.send, sender=Comment, comment=comment, verdict=verdict, backend=backend
+    )
+    transaction.on_commit(send, robust=True)
+    return True
+
+
+def is_trusted(comment):
+    """Whether a moderator published an earlier comment of the same e-mail address.
+
+    Only a moderator's own decisions count (published, or marked not spam): a
+    comment the check alone let through proves nothing about its author.
+    """
+    approved = CommentEvent.objects.filter(
+        kind__in=[Kind.PUBLISHED, Kind.MARKED_HAM],
+        comment__email_address__iexact=comment.email_address,
+        comment__status=Status.PUBLISHED,
+    )
+    return approved.exclude(comment_id=comment.pk).exists()
 
 
 def publish(comments, actor=None):
@@ -97,8 +135,10 @@ def publish(comments, actor=None):
     return len(changed)
 
 
-def recheck(comments, actor=None, detail=""):
-    """Send pending comments through the spam check again."""
+def recheck(comments, actor=None, detail="", reason=""):
+    """Send pending comments through the spam check again; ``reason`` is Akismet's
+    ``recheck_reason`` ("recheck_queue": a moderator asked; empty for a check that
+    never ran)."""
     now = timezone.now()
     ids = []
     with transaction.atomic():
@@ -109,12 +149,14 @@ def recheck(comments, actor=None, detail=""):
                 )
                 ids.append(comment.pk)
     for pk in ids:
-        transaction.on_commit(partial(dispatch_check, pk), robust=True)
+        transaction.on_commit(partial(dispatch_check, pk, recheck_reason=reason), robust=True)
     return len(ids)
 
 
 def stale_pending(older_than_minutes):
-    """Pending comments whose last dispatch is older than the given minutes (or never sent)."""
+    """Unchecked pending comments whose last dispatch is older than the given minutes (or
+    never sent); a comment held for a moderator after its check waits for the moderator."""
     cutoff = timezone.now() - timedelta(minutes=older_than_minutes)
     stale = Q(last_dispatched_at__lt=cutoff) | Q(last_dispatched_at__isnull=True)
-    return Comment.objects.pending().filter(stale).order_by("pk")
+    unchecked = Comment.objects.pending().filter(spam_checked_at__isnull=True)
+    return unchecked.filter(stale).order_by("pk")

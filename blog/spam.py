@@ -8,6 +8,7 @@ imported only when the Akismet backend is loaded.
 
 from __future__ import annotations
 
+from datetime import UTC
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -59,27 +60,52 @@ def backend_name() -> str:
     return load_backend(backend_path()).name
 
 
-def build_payload(comment: Comment, remote_addr: str | None = None) -> dict[str, str]:
-    """Everything Akismet uses about a comment (the local rules read it too)."""
+def blog_languages() -> str:
+    """The blog's languages as Akismet reads them: "en", or "en, fr" for a site that sets
+    LANGUAGES (Django's default LANGUAGES lists every language: only LANGUAGE_CODE then)."""
+    codes = [settings.LANGUAGE_CODE]
+    if settings.is_overridden("LANGUAGES"):  # type: ignore[misc]  # missing from django-stubs
+        codes = [code for code, _name in settings.LANGUAGES]
+    primary = [code.split("-")[0].lower() for code in codes]
+    return ", ".join(dict.fromkeys(primary))
+
+
+def build_payload(
+    comment: Comment, remote_addr: str | None = None, recheck_reason: str = ""
+) -> dict[str, str]:
+    """Everything Akismet reads about a comment (the local rules read it too).
+
+    ``recheck_reason`` (e.g. "recheck_queue") says why a comment is checked again;
+    ``check`` takes it from ``comment.recheck_reason``, set by the task.
+    """
     entry = comment.entry
     blog_url = conf.AKISMET_BLOG_URL.rstrip("/")
-    return {
+    payload = {
         "user_ip": comment.user_ip or remote_addr or "",
         "user_agent": comment.user_agent,
         "referrer": comment.referrer,
         "permalink": blog_url + entry.get_absolute_url(),
-        "comment_type": "comment",
+        "comment_type": "reply" if comment.parent_id else "comment",
         "comment_author": comment.name,
         "comment_author_email": comment.email_address,
         "comment_author_url": comment.homepage,
         "comment_content": comment.comment,
-        "comment_date_gmt": comment.pub_date.isoformat(),
-        # Akismet's name for the post's publication time.
-        "comment_post_modified_gmt": entry.pub_date.isoformat(),
-        "blog_lang": settings.LANGUAGE_CODE.split("-")[0],
-        "blog_charset": "UTF-8",
+        "comment_date_gmt": comment.pub_date.astimezone(UTC).isoformat(),
+        # Entry keeps no time of its last change: its publication time is the
+        # nearest truth (Akismet reads this to spot comments on old posts).
+        "comment_post_modified_gmt": entry.pub_date.astimezone(UTC).isoformat(),
+        "blog_lang": blog_languages(),
+        "blog_charset": settings.DEFAULT_CHARSET,
+        # Comments are posted anonymously (the form knows no user): a guest.
+        "user_role": "guest",
+        # The honeypot's name, and its value: a filled honeypot is refused before
+        # anything is stored, so a stored comment's was empty.
         "honeypot_field_name": HONEYPOT_FIELD,
+        HONEYPOT_FIELD: "",
     }
+    if recheck_reason:
+        payload["recheck_reason"] = recheck_reason
+    return payload
 
 
 def check(comment: Comment, remote_addr: str | None = None) -> Verdict:

@@ -113,7 +113,7 @@ class SpamServiceTask(Task):
 
 @shared_task(bind=True, base=SpamServiceTask)
 def spam_filter(
-    self: SpamServiceTask, comment_id: int, remote_addr: str | None = None
+    self: SpamServiceTask, comment_id: int, remote_addr: str | None = None, recheck_reason: str = ""
 ) -> bool | None:
     """Check a pending comment; publish ham, keep spam apart. Returns is_spam (None: unchecked)."""
     try:
@@ -125,6 +125,8 @@ def spam_filter(
         # Already checked (a duplicate dispatch) or decided by a moderator.
         return comment.status == Status.SPAM
     backend = spam.get_backend()
+    # Read by build_payload: the backend interface's check() keeps its signature.
+    comment.recheck_reason = recheck_reason  # type: ignore[attr-defined]  # not a column
     try:
         verdict = backend.check(comment, remote_addr)
     except Refused as exc:

@@ -3,7 +3,7 @@
 from django.urls import path
 
 from blog import views
-from blog.feeds import LatestEntriesFeed
+from blog.feeds import EntryCommentsFeed, LatestEntriesFeed
 
 app_name = "blog"
 urlpatterns = [
@@ -12,4 +12,5 @@ urlpatterns = [
     path("feed/", LatestEntriesFeed(), name="feed"),
     path("<slug:slug>/", views.entry_detail, name="entry_detail"),
     path("<slug:slug>/comment/", views.add_comment, name="add_comment"),
+    path("<slug:slug>/comments/feed/", EntryCommentsFeed(), name="entry_comments_feed"),
 ]

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 from blog import conf
 from blog.client_ip import client_ip
 from blog.dispatch import dispatch_check
-from blog.forms import CommentForm
+from blog.forms import CommentForm, reply_target, thread_depth
 from blog.models import Comment, Entry
 from blog.signals import comment_will_be_posted
 from djangofeeds_blog_shared import query
@@ -35,18 +35,58 @@ def entry_list(request):
     return render(request, "blog/entry_list.html", {"entries": page, "page": page})
 
 
-def render_entry(request, entry, form=None, status=200):
+def comment_threads(comments):
+    """The top-level comments, each reply under its parent as ``thread_replies``.
+
+    ``comments`` are the entry's published comments (one query); a reply whose
+    parent is not among them is not shown. Each gets ``depth`` (1 at the top)
+    and ``shown``, the number of comments the threads hold.
+    """
+    by_parent = {}
+    for comment in comments:
+        comment.thread_replies = []
+        by_parent.setdefault(comment.parent_id, []).append(comment)
+    roots = by_parent.get(None, [])
+    shown, pending = 0, [(root, 1) for root in roots]
+    while pending:
+        comment, depth = pending.pop()
+        comment.depth = depth
+        comment.can_reply = depth < conf.BLOG_MAX_THREAD_DEPTH
+        comment.thread_replies = by_parent.get(comment.pk, [])
+        shown += 1
+        pending.extend((reply, depth + 1) for reply in comment.thread_replies)
+    return roots, shown
+
+
+def render_entry(request, entry, form=None, status=200, reply_to=None):
+    threads, count = comment_threads(entry.comments.published())
+    form = form or CommentForm(entry=entry)
+    if reply_to is None and form.is_bound:
+        form.is_valid()  # fills cleaned_data: a form sent back with errors keeps its parent
+        reply_to = form.cleaned_data.get("parent")
     context = {
         "entry": entry,
-        "comments": entry.comments.published(),
-        "form": form or CommentForm(),
+        "comments": threads,
+        "comment_count": count,
+        "comments_open": entry.comments_open(),
+        "form": form,
+        "replying_to": reply_to,
     }
     return render(request, "blog/entry_detail.html", context, status=status)
 
 
 def entry_detail(request, slug):
     entry = get_object_or_404(Entry.objects.published(), slug=slug)
-    return render_entry(request, entry)
+    # ?reply_to=<id>: the form set to reply to that comment, with no JavaScript.
+    # A comment that cannot be replied to gets the plain form.
+    reply_to = None
+    parent_id = query.object_id(request, "reply_to")
+    if parent_id is not None and entry.comments_open():
+        reply_to = reply_target(entry, parent_id)
+        if reply_to is not None and thread_depth(reply_to) >= conf.BLOG_MAX_THREAD_DEPTH:
+            reply_to = None
+    form = CommentForm(entry=entry, initial={"parent": reply_to.pk} if reply_to else None)
+    return render_entry(request, entry, form, reply_to=reply_to)
 
 
 def header(request, name):
@@ -86,7 +126,7 @@ def too_fast(request, entry):
     messages.error(
         request, gettext("You are commenting too fast. Please wait a minute and try again.")
     )
-    return render_entry(request, entry, CommentForm(request.POST), status=429)
+    return render_entry(request, entry, CommentForm(request.POST, entry=entry), status=429)
 
 
 def may_post(request, comment):
@@ -108,8 +148,14 @@ def after_response(response, call):
 @require_POST
 def add_comment(request, slug):
     entry = get_object_or_404(Entry.objects.published(), slug=slug)
+    if not entry.comments_open():
+        # Nothing is saved, nor counted; the page says why (no form on it).
+        messages.error(
+            request, gettext("Comments on this entry are closed: your comment was not posted.")
+        )
+        return render_entry(request, entry, status=403)
     ip = client_ip(request)
-    form = CommentForm(request.POST)
+    form = CommentForm(request.POST, entry=entry)
     if form.is_bot:
         # A bot replaying its POST is counted like a comment: past the limit it gets 429.
         if over_rate_limit(ip):

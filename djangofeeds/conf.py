@@ -40,6 +40,8 @@ DEFAULTS = {
     "DJANGOFEEDS_KEEP_RUNS_PER_FEED": 10,
     # Imports of one host's feeds running at once, across all workers.
     "DJANGOFEEDS_MAX_PER_HOST": 2,
+    # OPML rows checked at once by opml_import (each host still at most DJANGOFEEDS_MAX_PER_HOST).
+    "DJANGOFEEDS_OPML_CONCURRENCY": 10,
     # A URL or address added to the User-Agent, so that a publisher can reach you.
     "DJANGOFEEDS_USER_AGENT_CONTACT": None,
     # Base URL at which WebSub hubs reach this site (e.g. "https://example.com");
@@ -70,6 +72,7 @@ DJANGOFEEDS_KEEP_POSTS: int
 DJANGOFEEDS_KEEP_RUNS_DAYS: int
 DJANGOFEEDS_KEEP_RUNS_PER_FEED: int
 DJANGOFEEDS_MAX_PER_HOST: int
+DJANGOFEEDS_OPML_CONCURRENCY: int
 DJANGOFEEDS_USER_AGENT_CONTACT: str | None
 DJANGOFEEDS_PUBLIC_URL: str | None
 DJANGOFEEDS_WEBSUB_LEASE_SECONDS: int

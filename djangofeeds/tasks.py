@@ -1,7 +1,9 @@
 """Celery tasks for feeds, thin as in Celery's Django example: options, retries, log lines."""
 
 import base64
+import contextlib
 import os
+import random
 from typing import TYPE_CHECKING, Any
 
 from celery import Task, shared_task, states
@@ -9,7 +11,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
 
 from djangofeeds import conf
-from djangofeeds.importing import batch, dispatch, records, retention, runner
+from djangofeeds.importing import batch, dispatch, records, refusals, retention, runner
 from djangofeeds.importing.pushed import LockBusy, run_push
 from djangofeeds.importing.records import ImportOrigin
 from djangofeeds.locking.hosts import HostBusy
@@ -17,6 +19,7 @@ from djangofeeds.locking.locks import LockUnavailable
 from djangofeeds.models import Subscription
 from djangofeeds.push import subscriber
 from djangofeeds.schedules import TICK_EXPIRES
+from djangofeeds.search import indexing
 
 if TYPE_CHECKING:
     from billiard.einfo import ExceptionInfo
@@ -29,6 +32,17 @@ logger = get_task_logger(__name__)
 # a feed that fails goes back to its schedule, which backs off.
 MAX_RETRIES = 5
 RETRY_BACKOFF_MAX = 600
+
+
+def retry_countdown(retries: int, base: float) -> float:
+    """Seconds before retry number ``retries + 1``: exponential, at least half of it fixed.
+
+    Celery's ``retry_jitter`` draws the whole wait at random, down to 0 s, so five
+    retries could all be spent within seconds of an outage that lasts ten. Here the
+    waits add up to at least half of the backoff (77 s for the imports' five).
+    """
+    backoff = min(RETRY_BACKOFF_MAX, base * 2**retries)
+    return backoff / 2 + random.uniform(0, backoff / 2)
 
 
 # Celery looks at a running task's time limits about once a second: a hard limit
@@ -115,10 +129,6 @@ class ImportFeedTask(TimeLimitedImport):
     # STARTED is written by the task once the import begins (``started``): a skip
     # writes no STARTED row for its result to overwrite a moment later.
     track_started=False,
-    autoretry_for=(LockUnavailable,),
-    retry_backoff=5,
-    retry_backoff_max=RETRY_BACKOFF_MAX,
-    retry_jitter=True,
     max_retries=MAX_RETRIES,
 )
 def import_feed(
@@ -156,14 +166,38 @@ def import_feed(
         raise again from None
     except LockUnavailable as exc:
         last_attempt = request.retries >= self.max_retries
-        logger.error(records.refusal(feed_url, exc, giving_up=last_attempt))
-        records.refused(feed_url, exc, origin=origin)
+        logger.error(refusals.refusal(feed_url, exc, giving_up=last_attempt))
+        refusals.refused(feed_url, exc, origin=origin)
         if not last_attempt:
-            raise
+            raise self.retry(exc=exc, countdown=retry_countdown(request.retries, 5)) from None
         return records.failed_reply(feed_url, str(exc))
     except SoftTimeLimitExceeded:  # before the import began (the lock, the database)
         return records.stopped_reply(feed_url, options["time_limit"], origin=origin)
+    except (runner.ImportCrashed, *records.DATABASE_ERRORS) as exc:
+        if database_error(exc) is None:
+            raise  # a bug: its traceback is wanted
+        return database_failure_reply(feed_url, exc, origin)
     return records.logged_reply(result, logger)
+
+
+def database_error(exc: BaseException) -> BaseException | None:
+    """The database's error behind ``exc`` (itself, or what crashed the import), else None."""
+    cause = exc.__cause__ if isinstance(exc, runner.ImportCrashed) else exc
+    return cause if isinstance(cause, records.DATABASE_ERRORS) else None
+
+
+def database_failure_reply(url: str, exc: BaseException, origin: ImportOrigin) -> dict[str, Any]:
+    """An import the database failed: one log line, not Celery's tracebacks; recorded if it can be.
+
+    A crash inside the import was recorded by the runner (``ImportCrashed``); one
+    before it is recorded here, on a new connection, unless the database is gone.
+    """
+    error = str(exc) if isinstance(exc, runner.ImportCrashed) else records.crash_message(exc)
+    if not isinstance(exc, runner.ImportCrashed):
+        with contextlib.suppress(*records.DATABASE_ERRORS):  # unreachable: nothing to write on
+            records.record_crash(url, error, origin=origin)
+    logger.error("Feed %s: not imported, %s", url, error)
+    return records.failed_reply(url, error)
 
 
 @shared_task(
@@ -199,8 +233,17 @@ def refresh_feeds() -> dict[str, Any]:
 
 @shared_task
 def cleanup() -> dict[str, int]:
-    """Hourly (beat): prune old posts, import runs and this app's task results, in batches."""
-    return retention.cleanup()  # the pure part, like the importer
+    """Hourly (beat): prune old posts, import runs and task results; index what a lost task left."""
+    # The pure part, like the importer; then posts whose index_posts never ran (PostgreSQL).
+    return {**retention.cleanup(), "search_indexed": indexing.index_posts()}
+
+
+@shared_task(ignore_result=True)
+def index_posts(feed_id: int | None = None) -> int:
+    """After an import (PostgreSQL): compute the search vectors it left out; how many."""
+    indexed = indexing.index_posts(feed_id)
+    logger.info("search indexed %d posts of feed %s", indexed, feed_id)
+    return indexed
 
 
 @shared_task(
@@ -222,10 +265,6 @@ def subscribe_feed(subscription_id: int, mode: str = "subscribe") -> dict[str, A
 @shared_task(
     bind=True,
     acks_late=True,
-    autoretry_for=(LockBusy, LockUnavailable),
-    retry_backoff=2,
-    retry_backoff_max=RETRY_BACKOFF_MAX,
-    retry_jitter=True,
     max_retries=10,
 )
 def store_push(
@@ -234,9 +273,12 @@ def store_push(
     """Store content a hub pushed (checked by the callback) under the feed's lock; no fetch."""
     origin = origin_of(self.request)
     body = base64.b64decode(body_b64)  # under the lock of the feed's imports:
-    result = run_push(
-        subscription_id, body, content_type, task_name=import_feed.name, origin=origin
-    )
+    try:
+        result = run_push(
+            subscription_id, body, content_type, task_name=import_feed.name, origin=origin
+        )
+    except (LockBusy, LockUnavailable) as exc:
+        raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries, 2)) from None
     if result is None:
         return {"status": "skipped", "subscription": subscription_id}
     summary = records.reply(result)

@@ -78,6 +78,10 @@ def post_detail(request, pk):
 READ_CHUNK = 64 * 1024
 
 
+class LengthRequired(Exception):
+    """A chunked body that the WSGI server does not end for us."""
+
+
 class TooLarge(Exception):
     """The pushed body is over ``DJANGOFEEDS_MAX_BYTES``."""
 
@@ -101,6 +105,11 @@ def callback(request, token):
             "push to %s refused: over %d bytes", subscription.topic, conf.DJANGOFEEDS_MAX_BYTES
         )
         return HttpResponse(status=413)
+    except LengthRequired:  # the hub retries, and may send a Content-Length then
+        logger.warning(
+            "push to %s refused: a chunked body this server cannot read (411)", subscription.topic
+        )
+        return HttpResponse(status=411)
     ok, why = check_signature(subscription.secret, body, request.headers.get("X-Hub-Signature"))
     if not ok:
         # W3C WebSub 8: ignored, yet acknowledged, so a forger learns nothing.
@@ -121,13 +130,23 @@ def callback(request, token):
 
 
 def read_capped(request, cap):
-    """The request body, refused past ``cap`` bytes (announced or read), never more read."""
+    """The request body, refused past ``cap`` bytes (announced or read), never more read.
+
+    A chunked body has no Content-Length, and Django reads it as empty: it is read
+    from the server's own input instead, which a server that ends it for us
+    (``wsgi.input_terminated``: gunicorn, uWSGI) lets us read to its end. Where the
+    server does not, ``LengthRequired``: an empty body would read as a forgery.
+    """
     length = request.META.get("CONTENT_LENGTH", "")
     if length.isascii() and length.isdigit() and int(length) > cap:
         raise TooLarge
-    # request.read(), not request.body: the body is bounded here by the feeds' own cap.
+    stream = request  # request.read(), not request.body: bounded here by the feeds' own cap
+    if not length and "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
+        if not request.META.get("wsgi.input_terminated"):
+            raise LengthRequired
+        stream = request.META["wsgi.input"]
     body = bytearray()
-    while chunk := request.read(min(READ_CHUNK, cap + 1 - len(body))):
+    while chunk := stream.read(min(READ_CHUNK, cap + 1 - len(body))):
         body += chunk
         if len(body) > cap:
             raise TooLarge

@@ -7,8 +7,12 @@ comment-check answers ``true``/``false`` with Akismet's documented forcing value
 ``user_role=administrator`` is ham; ``comment_author=akismet-blatant-spam`` is
 spam with ``X-akismet-pro-tip: discard``. A wrong key gets ``invalid`` with an
 ``X-akismet-debug-help`` header. Unknown fields are ignored; every request is
-recorded. Tests can switch on a delay, failures (500/503), a hang longer than
-the client's timeout, or an off-protocol body.
+recorded with its exact fields (``calls(endpoint)[i].form``). Tests can switch on
+a delay, failures (500/503), a hang longer than the client's timeout, an
+off-protocol body, the discard verdict for every check (``discard``), alert
+headers on every answer (``alert = (code, message)``) and usage-limit's answer
+(``usage``: e.g. ``{"limit": 1000, "usage": 1200, "percentage": "120.00",
+"throttled": True}``).
 
 From the command line, for trying the product by hand::
 
@@ -103,6 +107,9 @@ class AkismetStandIn:
         self.hang_seconds = 30.0
         self.garbage = False  # answer 200 with a body that is not Akismet's
         self.gather = None  # a threading.Barrier: answer once that many requests are in
+        self.discard = False  # every comment-check: spam with X-akismet-pro-tip: discard
+        self.alert = None  # (code, message): X-akismet-alert-* headers on every answer
+        self.usage = None  # usage-limit's answer (dict); None: counted comment-checks
         self._failures = []  # statuses to answer with, one per coming request
         self._lock = threading.Lock()
         self._server = None
@@ -132,6 +139,7 @@ class AkismetStandIn:
             self._failures.clear()
             self.keys = set(self.initial_keys)
         self.delay, self.hang, self.garbage, self.gather = 0.0, False, False, None
+        self.discard, self.alert, self.usage = False, None, None
 
     def fail_next(self, count, status=503):
         """Answer the next ``count`` requests with ``status``."""
@@ -161,7 +169,11 @@ class AkismetStandIn:
             time.sleep(self.hang_seconds)
         if self.garbage:
             return 200, "<html><body>Gateway says hello</body></html>", {}
-        return self.protocol_answer(record)
+        status, body, headers = self.protocol_answer(record)
+        if self.alert:
+            code, message = self.alert
+            headers = headers | {"X-akismet-alert-code": code, "X-akismet-alert-msg": message}
+        return status, body, headers
 
     def protocol_answer(self, record):
         form, path = record.form, record.path
@@ -170,8 +182,13 @@ class AkismetStandIn:
                 return 200, "valid", {}
             return 200, "invalid", {"X-akismet-debug-help": "We were unable to verify your key."}
         if path == "/1.2/usage-limit" and record.method == "GET":
-            usage = {"limit": "none", "usage": len(self.calls("comment-check")), "throttled": False}
-            return 200, json.dumps(usage | {"percentage": "0.00"}), {}
+            if form.get("api_key") not in self.keys:
+                return 200, "invalid", {"X-akismet-debug-help": "Invalid API key."}
+            usage = self.usage
+            if usage is None:
+                count = len(self.calls("comment-check"))
+                usage = {"limit": "none", "usage": count, "percentage": "0.00", "throttled": False}
+            return 200, json.dumps(usage), {}
         if path not in {"/1.1/comment-check", "/1.1/submit-spam", "/1.1/submit-ham"}:
             return 404, "Not found", {}
         if form.get("api_key") not in self.keys:
@@ -181,7 +198,7 @@ class AkismetStandIn:
         author = form.get("comment_author", "")
         if form.get("user_role") == "administrator":
             return 200, "false", {}
-        if author == DISCARD_AUTHOR:
+        if author == DISCARD_AUTHOR or self.discard:
             return 200, "true", {"X-akismet-pro-tip": "discard"}
         if author == SPAM_AUTHOR or form.get("comment_author_email") == SPAM_EMAIL:
             return 200, "true", {}

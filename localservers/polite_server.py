@@ -18,14 +18,14 @@ from localservers.loopback import LoopbackServer
 class CountingServer(LoopbackServer):
     """``url(path, host=...)``; then ``peak[host]``, ``hits[path]``, ``arrivals[host]``."""
 
-    def __init__(self, delay=0.2):
+    def __init__(self, delay=0.2, hosts=1):
         self.delay = delay
         self.in_flight = collections.Counter()
         self.peak = collections.Counter()
         self.hits = collections.Counter()
         self.arrivals = collections.defaultdict(list)  # host -> monotonic times
         self._lock = threading.Lock()
-        super().__init__(self._handler())
+        super().__init__(self._handler(), hosts=hosts)
 
     def url(self, path, host="127.0.0.1"):
         return f"http://{host}:{self.port}{path}"

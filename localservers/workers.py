@@ -40,6 +40,12 @@ def credentials(settings_dict):
     return f"{user}:{password}@" if password else (f"{user}@" if user else "")
 
 
+def caller_env(extra=None):
+    """A subprocess's environment on the caller's settings and database, plus ``extra``."""
+    # DJANGO_SETTINGS_MODULE comes with the environment: the caller's own settings.
+    return {**os.environ, "DATABASE_URL": database_url(connection.settings_dict), **(extra or {})}
+
+
 class WorkerProcess:
     """A worker subprocess on the given queues (all of them by default)."""
 
@@ -55,11 +61,7 @@ class WorkerProcess:
         self.killed = False
 
     def env(self):
-        # DJANGO_SETTINGS_MODULE comes with the environment: the caller's own settings.
-        env = dict(os.environ)
-        env["DATABASE_URL"] = database_url(connection.settings_dict)
-        env.update(self.extra_env)
-        return env
+        return caller_env(self.extra_env)
 
     def argv(self):
         name = f"test-{uuid.uuid4().hex[:8]}@%h"
@@ -69,8 +71,13 @@ class WorkerProcess:
             *["-l", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
         ]
 
-    def start(self, timeout=60):
+    def launch(self):
+        """Start the process without waiting for it to say "ready" (``start`` waits)."""
         self.watched = WatchedProcess(self.argv(), cwd=settings.BASE_DIR, env=self.env())
+        return self
+
+    def start(self, timeout=60):
+        self.launch()
         try:
             self.hostname = self.watched.wait_for(r"(\S+@\S+) ready\.", timeout).group(1)
         except RuntimeError:

@@ -8,6 +8,7 @@ from celery.signals import (
     after_setup_logger,
     after_setup_task_logger,
     beat_init,
+    celeryd_after_setup,
     celeryd_init,
     task_postrun,
     task_prerun,
@@ -57,10 +58,13 @@ def close_old_database_connections(task=None, **kwargs):
 
 @after_setup_logger.connect
 @after_setup_task_logger.connect
-def hide_secrets_in_worker_logs(logger=None, **kwargs):
-    """A worker sets up logging of its own (not the settings' LOGGING): filter its handlers too."""
+def filter_worker_logs(logger=None, **kwargs):
+    """A worker sets up logging of its own (not the settings' LOGGING): filter its handlers
+    too, a database failure first made one line, then secrets hidden."""
+    from project.log_lines import one_line_database_errors_in
     from project.redact import hide_secrets_in
 
+    one_line_database_errors_in(logger)
     hide_secrets_in(logger)
 
 
@@ -83,3 +87,18 @@ def wait_on_the_broker_as_a_worker(**kwargs):
         broker.TIMEOUTS[broker.WORKER].io,
         app.conf.task_publish_retry_policy["max_retries"],
     )
+
+
+@celeryd_after_setup.connect
+def wait_for_the_database_and_the_lock_cache(**kwargs):
+    """No "ready" while the database or the lock cache is unreachable: one line says which.
+
+    Sent once the worker's logging is set up, before its pool and its consumer
+    start: no task is taken meanwhile, and ``inspect ping`` gets no answer. The
+    worker waits rather than exits, as a worker waits for its broker: a restart
+    loop would repeat the banner and the error, and systemd gives up on a unit
+    that fails too often (docs/celery-and-scaling.md, "A worker's readiness").
+    """
+    from project.readiness import wait_until_ready
+
+    wait_until_ready()

@@ -1,5 +1,8 @@
 """``make run``: prepare the database, then run web, worker and beat until Ctrl-C.
 
+A child that exits is restarted (``devstack_processes.RESTART_LIMIT`` times a minute at
+most; past that the stack stops, as it does at Ctrl-C, and exits with 1).
+
 Usage: ``python -m project.devstack [--host 127.0.0.1] [--port 8000]``.
 Development only: it writes ``.env.local`` (a generated secret key, DEBUG on,
 private feed hosts allowed) if missing, so that ``manage.py`` and ``celery`` in
@@ -14,7 +17,16 @@ import sys
 import threading
 import time
 
-from project.devstack_processes import READY_LINES, listening, start, stop
+from project.devstack_processes import (
+    READY_LINES,
+    RESTART_LIMIT,
+    RESTART_WINDOW_SECONDS,
+    Restarts,
+    listening,
+    signal_group,
+    start,
+    stop,
+)
 from project.devstack_setup import (
     ensure_dev_superuser,
     keep_password,
@@ -57,6 +69,16 @@ def configure_environment():
     )
 
 
+def restart(name, processes, argv, cwd, ready):
+    """Start name again, after killing what its last run left (runserver's server, celery's
+    pool), which would hold the port or run tasks unseen."""
+    process = processes[name]
+    signal_group(process, signal.SIGKILL)
+    ready.discard(name)
+    print(f"{name} exited with code {process.returncode}; restarting it.", flush=True)
+    processes[name] = start(name, argv, cwd, ready)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
@@ -86,20 +108,25 @@ def main(argv=None):
 
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, interrupted)
-    ready = set()
-    processes = {
-        name: start(name, argv, settings.BASE_DIR, ready)
-        for name, argv in commands(args.host, args.port).items()
-    }
+    ready, restarts = set(), Restarts()
+    argvs = commands(args.host, args.port)
+    processes = {name: start(name, argv, settings.BASE_DIR, ready) for name, argv in argvs.items()}
     print(f"Starting web, worker and beat on {site} ...", flush=True)
 
     exit_code, shown_banner, started = 0, False, time.monotonic()
     while not stopping.wait(0.5):
         dead = [name for name, process in processes.items() if process.poll() is not None]
-        if dead:
-            print(f"{', '.join(dead)} exited; stopping the rest.", flush=True)
+        given_up = [name for name in dead if not restarts.allow(name)]
+        if given_up:
+            print(
+                f"{', '.join(given_up)} exited again after {RESTART_LIMIT} restarts within "
+                f"{RESTART_WINDOW_SECONDS}s; stopping the rest.",
+                flush=True,
+            )
             exit_code = 1
             break
+        for name in dead:
+            restart(name, processes, argvs[name], settings.BASE_DIR, ready)
         up = ready >= set(READY_LINES) and listening(args.host, args.port)
         if not shown_banner and (up or time.monotonic() - started > READY_TIMEOUT_SECONDS):
             print(login_banner(site, note), flush=True)

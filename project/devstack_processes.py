@@ -1,4 +1,4 @@
-"""``make run``'s children: started in their own sessions, relayed, and stopped with care."""
+"""``make run``'s children: started in their own sessions, relayed, restarted, stopped with care."""
 
 import contextlib
 import os
@@ -16,6 +16,11 @@ import time
 # (a SIGKILL would leave them held until they expire). Only then SIGKILL.
 COLD_STOP_SECONDS = 15
 OTHERS_STOP_SECONDS = 10
+# A child that exits is started again, unless it was restarted RESTART_LIMIT
+# times within the last RESTART_WINDOW_SECONDS: one that dies at once each time
+# (a broken setting, a taken port) then stops the stack instead of looping.
+RESTART_LIMIT = 3
+RESTART_WINDOW_SECONDS = 60
 # A line each child prints once it is up.
 READY_LINES = {
     "web": re.compile(r"Quit the server with"),
@@ -49,6 +54,21 @@ def start(name, argv, cwd, ready):
     )
     threading.Thread(target=relay_output, args=(name, process.stdout, ready), daemon=True).start()
     return process
+
+
+class Restarts:
+    """When each child was restarted, to tell whether it may be restarted once more."""
+
+    def __init__(self, limit=RESTART_LIMIT, window=RESTART_WINDOW_SECONDS):
+        self.limit, self.window, self.times = limit, window, {}
+
+    def allow(self, name):
+        """Record a restart of name and return True, or False if it has had its limit."""
+        now = time.monotonic()
+        recent = [at for at in self.times.get(name, []) if now - at < self.window]
+        allowed = len(recent) < self.limit
+        self.times[name] = [*recent, now] if allowed else recent
+        return allowed
 
 
 def listening(host, port):

@@ -4,17 +4,24 @@ Libraries put secrets into their messages (the akismet library's refusal
 reads "Found API key: <the key>"). ``hide_secrets`` replaces every configured
 secret in a text; ``HideSecrets`` does it to every log record, message and
 traceback alike, on the console handler of the settings' LOGGING and on
-Celery's own handlers (project/celery.py). A project concern: the apps never
+Celery's own handlers (project/celery.py). A WebSub callback's path is a secret
+too (its subscription's token): ``hide_callback_tokens`` hides it in Django's
+lines ("Not Found: /feeds/websub/<token>/") and gunicorn's access log
+(project/access_log.py); nginx's access log does the same with a ``map``
+(deploy/nginx/templates/default.conf.template). A project concern: the apps never
 import it (the blog's Akismet backend keeps the key out of what it stores).
 """
 
 import logging
+import re
 
 from django.conf import settings
 
 HIDDEN = "[hidden]"
 # Shorter values are no secret worth the name, and would blot out ordinary words.
 MIN_LENGTH = 6
+# djangofeeds' callback, wherever the host mounts it: <mount>websub/<token>/.
+CALLBACK_TOKEN = re.compile(r"(/websub/)[^/?#\s\"]+")
 
 
 def secrets():
@@ -34,9 +41,14 @@ def broker_password(url):
     return userinfo[0].partition(":")[2] if userinfo[1] else ""
 
 
+def hide_callback_tokens(text):
+    """``text`` with each WebSub callback's token replaced by ``[hidden]``."""
+    return CALLBACK_TOKEN.sub(rf"\g<1>{HIDDEN}", text)
+
+
 def hide_secrets(text):
-    """``text`` with every configured secret replaced by ``[hidden]``."""
-    text = str(text)
+    """``text`` with every configured secret and callback token replaced by ``[hidden]``."""
+    text = hide_callback_tokens(str(text))
     for secret in secrets():
         text = text.replace(secret, HIDDEN)
     return text

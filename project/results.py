@@ -12,11 +12,18 @@ and every task whose result is kept pay (bench/profile_skip.py). Elsewhere
 cleanup are the library's, unchanged.
 """
 
+import logging
+
 from celery import states
-from django.db import connections, router
+from django.db import InterfaceError, OperationalError, connections, router
 from django.db.models.constants import OnConflict
 from django.utils import timezone
 from django_celery_results.backends.database import DatabaseBackend as LibraryBackend
+
+logger = logging.getLogger(__name__)
+
+# States the database could not take in this process since it last took one.
+LOST = {"states": 0}
 
 # Columns a later state of the same task rewrites; ``date_created`` stays the first one's.
 REWRITTEN = [
@@ -37,6 +44,26 @@ REWRITTEN = [
 
 class DatabaseBackend(LibraryBackend):
     """``django-db`` with one upsert per state where the database has one."""
+
+    def store_result(self, task_id, result, state, traceback=None, request=None, **kwargs):
+        """A state the database cannot take is lost with one line per outage (per process).
+
+        Celery would raise out of the task's tracer: tracebacks "outside body" in the
+        pool process and again in the worker's, for every task, where the task's own
+        line already says what failed (issue 43).
+        """
+        try:
+            stored = super().store_result(task_id, result, state, traceback, request, **kwargs)
+        except (OperationalError, InterfaceError) as exc:
+            if not LOST["states"]:
+                first_line = f"{type(exc).__name__}: {exc}".splitlines()[0]
+                logger.warning("Task results are not stored: the database fails (%s)", first_line)
+            LOST["states"] += 1
+            return result
+        if LOST["states"]:
+            logger.warning("Task results are stored again (%d states were lost)", LOST["states"])
+            LOST["states"] = 0
+        return stored
 
     def _store_result(self, task_id, result, status, traceback=None, request=None, using=None):
         model = self.TaskModel

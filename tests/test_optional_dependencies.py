@@ -20,6 +20,7 @@ EVERY_TASK = {
     "djangofeeds.tasks.subscribe_feed",
     "djangofeeds.tasks.store_push",
     "djangofeeds.tasks.renew_subscriptions",
+    "djangofeeds.tasks.index_posts",
     "blog.tasks.spam_filter",
     "blog.tasks.submit_spam",
     "blog.tasks.submit_ham",

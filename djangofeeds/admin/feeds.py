@@ -84,6 +84,7 @@ class FeedAdmin(SafeDateHierarchy, admin.ModelAdmin):
         "last_http_status",
         "last_error",
         "error_count",
+        "image_url",
         "fence",
         "claimed_at",
         "poll_interval",

@@ -16,6 +16,12 @@ from djangofeeds.search import search_posts
 from djangofeeds_blog_shared import query
 from djangofeeds_blog_shared.changelist import SafeDateHierarchy
 
+# A post's change page (read-only, as imported): its fields, then a podcast episode's details
+# (parsing.podcasts.PodcastDetails) apart.
+POST_FIELDSET = ["feed", "guid", "title", "link", "author", "content"]
+POST_FIELDSET += ["published_at", "updated_at", "categories"]
+PODCAST_FIELDSET = ["duration", "image_url", "season", "episode", "explicit"]
+PODCAST_FIELDSET += ["transcript_url", "transcript_type", "chapters_url"]
 # Categories offered in the posts' filter (the most used); any other is reached by its link.
 CATEGORY_CHOICES = 30
 CATEGORY_CACHE = 300  # seconds
@@ -79,6 +85,7 @@ class PostAdmin(ReadOnlyAdmin):
         "Words of the title or content, best matches first; a category's name; a post's URL."
     )
     date_hierarchy = "published_at"
+    fieldsets = [(None, {"fields": POST_FIELDSET}), (_("Podcast"), {"fields": PODCAST_FIELDSET})]
     inlines = [EnclosureInline]
     # No COUNT(*) of millions of rows on every changelist page.
     show_full_result_count = False

@@ -34,6 +34,7 @@ class ImportRunAdmin(ReadOnlyAdmin):
         "parse_ms",
         "store_ms",
         "worker",
+        "attempts",
         "error_summary",
     ]
     list_filter = ["outcome", "started_at", "feed"]

@@ -9,12 +9,22 @@ import fetches them soon enough, and some hosts answer a second GET in a row
 with 429 (miniflux #2128).
 """
 
+import time
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext
+
 from djangofeeds.fetching.feed_urls import InvalidFeedURL, feed_url_problem
-from djangofeeds.fetching.http import FeedGone, FetchError, TransientFetchError, fetch, shorten
+from djangofeeds.fetching.http import (
+    FeedGone,
+    Fetched,
+    FetchError,
+    TransientFetchError,
+    fetch,
+    shorten,
+)
 from djangofeeds.models import Feed
-from djangofeeds.parsing.entries import NotAFeed
+from djangofeeds.parsing.entries import NotAFeed, ParsedFeed
 from djangofeeds.parsing.links import FeedLink, feed_links, is_html_page
 from djangofeeds.parsing.readers import parse
 
@@ -32,11 +42,29 @@ class Discovery:
     page: str = ""  # the HTML page the feeds were found on (after redirects); "" for a feed
     # Why the URL could not be checked now (a timeout, a 5xx, a 429): it is
     # taken as given, and the importer retries it on its schedule.
-    unchecked: str = ""
+    unchecked_error: FetchError | None = field(default=None, compare=False, repr=False)
+    # When the URL is a feed: the fetch that showed it, its reading and its
+    # milliseconds, for an import that follows at once (``importer.EarlierFetch``).
+    fetched: Fetched | None = field(default=None, compare=False, repr=False)
+    parsed: ParsedFeed | None = field(default=None, compare=False, repr=False)
+    fetch_ms: int = field(default=0, compare=False, repr=False)
 
     @classmethod
-    def as_given(cls, url, unchecked=""):
-        return cls(url, [FeedLink(url)], unchecked=unchecked)
+    def as_given(cls, url, unchecked_error=None):
+        """``url`` taken as a feed, unfetched; ``unchecked_error`` says why when a fetch failed."""
+        return cls(url, [FeedLink(url)], unchecked_error=unchecked_error)
+
+    @property
+    def unchecked(self):
+        """Why the URL was taken unchecked, in words; "" when it was checked."""
+        return str(self.unchecked_error) if self.unchecked_error else ""
+
+    def unchecked_note(self):
+        """The line a command prints under a URL it took unchecked ("" when checked)."""
+        if not self.unchecked:
+            return ""
+        why = {"why": self.unchecked}
+        return "  " + gettext("not checked (%(why)s); the importer will retry it") % why
 
 
 def discover(url):
@@ -49,10 +77,11 @@ def discover(url):
     problem = feed_url_problem(url)
     if problem:
         raise InvalidFeedURL(problem)
+    started = time.perf_counter()
     try:
         fetched = fetch(url)
     except TransientFetchError as exc:
-        return Discovery.as_given(url, unchecked=str(exc))
+        return Discovery.as_given(url, exc)
     except FeedGone as exc:
         raise DiscoveryError(f"{shorten(url)} is gone (the server answered 410)") from exc
     except FetchError as exc:
@@ -60,11 +89,12 @@ def discover(url):
     content_type = fetched.headers.get("content-type", "")
     if is_html_page(fetched.body, content_type):
         return Discovery(url, page_feeds(fetched.url, fetched.body, content_type), fetched.url)
+    fetch_ms = round((time.perf_counter() - started) * 1000)
     try:
-        parse(fetched.body, url=fetched.url, content_type=content_type)
+        parsed = parse(fetched.body, url=fetched.url, content_type=content_type)
     except NotAFeed as exc:
         raise DiscoveryError(f"{shorten(url)} is not a feed: {exc}") from exc
-    return Discovery.as_given(url)
+    return Discovery(url, [FeedLink(url)], fetched=fetched, parsed=parsed, fetch_ms=fetch_ms)
 
 
 def page_feeds(page, body, content_type):

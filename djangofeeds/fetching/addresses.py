@@ -14,7 +14,7 @@ import threading
 import httpx
 
 from djangofeeds import conf
-from djangofeeds.fetching.errors import FetchError, TransientFetchError
+from djangofeeds.fetching.errors import FetchError, RefusedAddress, TransientFetchError
 
 # IPv6 prefixes whose last 32 bits are an IPv4 address the packets end up at:
 # IPv4-compatible (deprecated, still routed by some stacks) and NAT64.
@@ -100,7 +100,7 @@ def check_url(url, timeout):
     if not conf.DJANGOFEEDS_ALLOW_PRIVATE_HOSTS:
         for address in addresses:
             if not is_public(address):
-                raise FetchError(
+                raise RefusedAddress(
                     f"{url.host} resolves to a non-public address ({address}): refused"
                 )
     return addresses[0]

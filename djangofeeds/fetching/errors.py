@@ -18,3 +18,7 @@ class TransientFetchError(FetchError):
 
 class FeedGone(FetchError):
     """410 Gone: the publisher removed the feed for good."""
+
+
+class RefusedAddress(FetchError):
+    """The host resolves to an address that must not be fetched (loopback, private, ...)."""

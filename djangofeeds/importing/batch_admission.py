@@ -14,7 +14,8 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from djangofeeds import conf
 from djangofeeds.importing import dispatch
-from djangofeeds.importing.records import crash_message, record_crash, record_stop, refusal, refused
+from djangofeeds.importing.records import crash_message, record_crash, record_stop
+from djangofeeds.importing.refusals import refusal, refused
 from djangofeeds.locking.fence import next_fences
 from djangofeeds.locking.hosts import HostBusy, busy_wait, deferral_key, host_of, host_slots
 from djangofeeds.locking.locks import LockUnavailable, acquire_together

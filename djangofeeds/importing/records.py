@@ -2,7 +2,8 @@
 
 Every attempt leaves a run, so the admin shows each one: an import the
 importer ran, one skipped (the lock is held, the claim was replaced, the host
-asked to wait), refused (the lock cache is down) or crashed (a bug, a time
+asked to wait), refused (the lock cache is down: one run per outage, its
+attempts counted) or crashed (a bug, a time
 limit, a lost database). A failure, the importer's or a crash, is also written
 on the feed by one function (``record_failure``): its status, its error and a
 backoff, under the import's fencing number. The run is also what the task
@@ -26,6 +27,10 @@ from djangofeeds.models import Feed, ImportRun, Outcome
 from djangofeeds.signals import feed_deactivated, feed_failing, send_on_commit
 
 logger = logging.getLogger(__name__)
+
+
+# The database unreachable or its connection lost (not a query's own error).
+DATABASE_ERRORS = (OperationalError, InterfaceError)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,14 +130,14 @@ def record_skip(url, error, deferred=None, *, origin=BY_HAND):
     return result
 
 
-def record_failure(feed, run, fence, error, *, retry_after=None, **changes):
+def record_failure(feed, run, fence, error, *, retry_after=None, next_check_at=None, **changes):
     """Fail ``feed`` and its ``run``: the failure write, the importer's and a crash's alike.
 
     Under ``fence`` (``StaleFence`` when a newer import holds the feed) the
     feed's claim is cleared, its error counted and its next check backed off,
-    pushed later by ``retry_after``; ``changes`` are more columns to write
-    (the HTTP status, ``is_active``). Announces a healthy feed that starts
-    failing, and one this failure deactivated.
+    pushed later by ``retry_after``, or set to ``next_check_at`` when given;
+    ``changes`` are more columns to write (the HTTP status, ``is_active``).
+    Announces a healthy feed that starts failing, and one this failure deactivated.
     """
     errors = feed.error_count + 1
     was_active = feed.is_active
@@ -142,7 +147,8 @@ def record_failure(feed, run, fence, error, *, retry_after=None, **changes):
         fence,
         # Backing off matters for a crash too: a feed that always times out
         # would otherwise take a worker for the whole time limit at every refresh.
-        next_check_at=next_check(run.started_at, errors=errors, retry_after=retry_after),
+        next_check_at=next_check_at
+        or next_check(run.started_at, errors=errors, retry_after=retry_after),
         last_checked_at=run.started_at,
         last_status=Outcome.FAILED,
         last_error=run.error,
@@ -161,8 +167,9 @@ def record_failure(feed, run, fence, error, *, retry_after=None, **changes):
 def crash_message(exc):
     """An unexpected error in words an operator can act on."""
     text = f"{type(exc).__name__}: {exc}".strip()
-    if isinstance(exc, (OperationalError, InterfaceError)):
-        return f"lost the connection to the database during the import ({text})"
+    if isinstance(exc, DATABASE_ERRORS):
+        # psycopg adds a hint line ("Is the server running ..."): the log keeps one line.
+        return f"lost the connection to the database during the import ({text.splitlines()[0]})"
     return text
 
 
@@ -191,18 +198,6 @@ def record_crash(url, error, *, fence=None, origin=BY_HAND):
                 url,
             )
     return finish_run(feed, run, Outcome.FAILED)
-
-
-def refusal(url, exc, *, giving_up):
-    """The log line of an import refused because the lock cache is unreachable."""
-    how = "giving up" if giving_up else "will retry"
-    return f"Feed {url}: not imported, the lock cache is unreachable ({exc}); {how}"
-
-
-def refused(url, exc, *, origin=BY_HAND):
-    """Record an import refused: the lock cache is unreachable (no lock, no import)."""
-    error = f"not imported: the lock cache is unreachable ({exc})"
-    return record_attempt(url, Outcome.FAILED, error=error, origin=origin)
 
 
 def stop_message(time_limit):

@@ -93,9 +93,10 @@ def import_under_lock(url, *, started=None, progress=None, **options):
     lock nothing is imported. An unexpected error is recorded on the feed under
     the import's fencing number, then raised as ``ImportCrashed``; one stopped
     by the soft ``time_limit`` (seconds) is recorded so and returned.
-    ``options``: ``task_name``, ``claim``, ``time_limit`` and ``origin`` (who
-    asked, ``records.ImportOrigin``, on the run); ``started()`` is called when
-    the import begins (not for a skip).
+    ``options``: ``task_name``, ``claim``, ``time_limit``, ``origin`` (who
+    asked, ``records.ImportOrigin``, on the run) and ``prefetch`` (the feed's
+    fetch made already, ``importer.EarlierFetch``); ``started()`` is called
+    when the import begins (not for a skip).
     """
     feed_import = FeedImport(url, **options)
     skipped = feed_import.admit()
@@ -112,11 +113,14 @@ class FeedImport:
     admitted, and runs them as their answers come back (``batch.run_batch``).
     """
 
-    def __init__(self, url, *, task_name, claim=None, time_limit=None, origin=BY_HAND):
+    def __init__(
+        self, url, *, task_name, claim=None, time_limit=None, origin=BY_HAND, prefetch=None
+    ):
         self.url, self.task_name, self.claim = url, task_name, claim
         self.time_limit, self.origin = time_limit, origin
         self.lock = feed_lock(task_name, url)
-        self.feed = self.fence = self.visit = self.prefetch = None
+        self.prefetch = prefetch  # a fetch made before (importer.EarlierFetch), or start_fetch's
+        self.feed = self.fence = self.visit = None
         self.spare_slot = None  # a slot of the host taken for it and not yet the visit's
         self.stopped = False  # by the soft time limit, in ``store``
         self._renewal = contextlib.ExitStack()  # the lock's renewal while it is held

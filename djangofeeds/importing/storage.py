@@ -5,20 +5,25 @@ stops at its next batch; categories are shared by every feed and written
 outside any fence.
 """
 
-from django.db import transaction
+import logging
+
+from django.db import models, transaction
 from django.db.models import Value
 
 from djangofeeds import conf
 from djangofeeds.importing.retention import prune_posts
 from djangofeeds.importing.upsert import upsert_posts
+from djangofeeds.importing.versions import PRUNED, Stored, earlier_checksums, replaces
 from djangofeeds.models import Category, Enclosure, Post, PrunedPost
+from djangofeeds.parsing.entries import sha256
+from djangofeeds.search import indexing
+
+logger = logging.getLogger(__name__)
 
 BATCH_SIZE = 100
 # A first import has no stored posts to compare with: bigger batches, fewer commits
 # and fenced writes (still bounded, so a huge feed does not hold one long transaction).
 FIRST_IMPORT_BATCH_SIZE = 1_000
-# Stands for a pruned post's checksum: no real checksum (64 hex digits) equals it.
-PRUNED = "pruned"
 # Category names per lookup query (a parameter list SQLite accepts).
 CATEGORY_LOOKUP_BATCH = 500
 POST_FIELDS = [
@@ -29,7 +34,17 @@ POST_FIELDS = [
     "content",
     "published_at",
     "updated_at",
+    # A podcast's details (parsing.podcasts.PodcastDetails).
+    "duration",
+    "image_url",
+    "season",
+    "episode",
+    "explicit",
+    "transcript_url",
+    "transcript_type",
+    "chapters_url",
     "checksum",
+    "earlier_checksums",
 ]
 
 
@@ -41,6 +56,8 @@ class PostStore:
         self.progress = progress or (lambda current, total: None)
         self.first_import = False  # store finds out
         self.updated_hashes = []  # guid hashes of the posts rewritten, for posts_stored
+        # PostgreSQL: the posts' search vectors are left to index_posts, after the import.
+        self.defer_search = indexing.deferrable()
 
     def store(self, entries, feed_categories=(), finish=None):
         """Upsert changed posts with their enclosures and categories, in batches.
@@ -69,13 +86,19 @@ class PostStore:
             # others and a long import does not hold the database's write lock.
             with transaction.atomic():
                 self.guard()
-                known = {} if first else self.known_posts(hashes)
-                changed = [e for e in batch if known.get(e.guid_hash) not in (e.checksum, PRUNED)]
-                tombstoned = tombstoned or PRUNED in known.values()
+                # Entries whose guid earlier releases gave otherwise: their posts move over.
+                formers = (
+                    {} if first else {sha256(e.former_guid): e for e in batch if e.former_guid}
+                )
+                known = {} if first else self.known_posts([*hashes, *formers])
+                if formers:
+                    self.move_to_new_guids(formers, known)
+                changed = [e for e in batch if replaces(known.get(e.guid_hash), e)]
+                tombstoned = tombstoned or any(k.checksum == PRUNED for k in known.values())
+                self.log_older(batch, known)
                 if changed:
-                    stored = upsert_posts(
-                        [self.post(entry) for entry in changed], update_fields=POST_FIELDS
-                    )
+                    posts = [self.post(entry, known.get(entry.guid_hash)) for entry in changed]
+                    stored = self.upsert(posts)
                     store_media(stored, changed, categories, replace=known.keys())
                 rewritten = [e.guid_hash for e in changed if e.guid_hash in known]
                 self.updated_hashes += rewritten
@@ -93,22 +116,70 @@ class PostStore:
                         finished = [finish(created, updated, 0)]
             if total > size:  # one batch has no "meanwhile" to report (and costs a write)
                 self.progress(min(start + size, total), total)
+        if self.defer_search and created + updated:
+            indexing.index_later(self.feed.pk)  # after the import's commit
         if finish is None:
             return created, updated
         if finished is not None:
             return finished[0]
         return finish(created, updated, self.prune(entries, created))
 
+    def upsert(self, posts):
+        """``upsert_posts`` of the import's fields, their search vectors deferred where they are."""
+        if not self.defer_search:
+            return upsert_posts(posts, update_fields=POST_FIELDS)
+        indexing.defer(True)
+        stored = upsert_posts(posts, update_fields=POST_FIELDS)
+        # Off again: a caller's later writes in the same transaction (a test's) index at once.
+        indexing.defer(False)
+        return stored
+
     def known_posts(self, hashes):
-        """``{guid_hash: checksum}`` of stored posts, and ``PRUNED`` for pruned ones: one query."""
+        """``{guid_hash: Stored}`` of stored posts, and of tombstones (``PRUNED``): one query."""
         # Unordered, each part and the whole: Django 6.1 keeps a model's Meta.ordering in a
         # union, on columns the union does not select (a DatabaseError); 5.2 dropped it.
         posts = Post.objects.filter(feed=self.feed, guid_hash__in=hashes).order_by()
         pruned = PrunedPost.objects.filter(feed=self.feed, guid_hash__in=hashes).order_by()
-        known = posts.values_list("guid_hash", "checksum").union(
-            pruned.values_list("guid_hash", Value(PRUNED)), all=True
+        known = posts.values_list("guid_hash", "checksum", "updated_at", "earlier_checksums")
+        known = known.union(
+            pruned.values_list(
+                "guid_hash",
+                Value(PRUNED),
+                Value(None, output_field=models.DateTimeField()),
+                Value(""),
+            ),
+            all=True,
         )
-        return dict(known.order_by())
+        return {guid_hash: Stored(*rest) for guid_hash, *rest in known.order_by()}
+
+    def log_older(self, batch, known):
+        """Say which entries are kept out for being older than their posts (``replaces``)."""
+        for entry in batch:
+            stored = known.get(entry.guid_hash)
+            changed = stored and stored.checksum not in (entry.checksum, PRUNED)
+            if changed and not replaces(stored, entry):
+                logger.info("Feed %s: post %s kept, the entry is older", self.feed.url, entry.guid)
+
+    def move_to_new_guids(self, formers, known):
+        """Give posts (and tombstones) stored under a former guid their entry's new one.
+
+        ``formers``: ``{former guid hash: entry}`` (``ParsedEntry.former_guid``);
+        ``known`` (``known_posts``) is updated to match. An upgrade to new guid
+        rules then rewrites no post as new: an episode once identified by a hash
+        of its title keeps its post when its enclosure's URL identifies it.
+        """
+        for former, entry in formers.items():
+            if former not in known or entry.guid_hash in known:
+                continue  # nothing under the former guid, or both exist already
+            if known[former].checksum == PRUNED:
+                PrunedPost.objects.filter(feed=self.feed, guid_hash=former).update(
+                    guid_hash=entry.guid_hash
+                )
+            else:
+                Post.objects.filter(feed=self.feed, guid_hash=former).update(
+                    guid=entry.guid, guid_hash=entry.guid_hash
+                )
+            known[entry.guid_hash] = known.pop(former)
 
     def prunes(self, created):
         """Whether ``created`` new posts may take the feed past ``DJANGOFEEDS_KEEP_POSTS``."""
@@ -127,7 +198,7 @@ class PostStore:
             guard=self.guard,
         )
 
-    def post(self, entry):
+    def post(self, entry, stored=None):
         values = {
             "id": None,
             "feed_id": self.feed.pk,
@@ -140,7 +211,16 @@ class PostStore:
             "published_at": entry.published_at,
             "updated_at": entry.updated_at,
             "checksum": entry.checksum,
+            "earlier_checksums": earlier_checksums(stored),
             "imported_at": self.now,
+            "duration": entry.podcast.duration,
+            "image_url": entry.podcast.image_url,
+            "season": entry.podcast.season,
+            "episode": entry.podcast.episode,
+            "explicit": entry.podcast.explicit,
+            "transcript_url": entry.podcast.transcript_url,
+            "transcript_type": entry.podcast.transcript_type,
+            "chapters_url": entry.podcast.chapters_url,
         }
         # Positional, in the model's column order: Model.__init__'s fast path (the
         # keyword one cost a 50-item first import about 1 ms in the worker).

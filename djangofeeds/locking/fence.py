@@ -8,7 +8,7 @@ lease ran out cannot overwrite what a newer import wrote. The statements
 Django's ORM cannot say are ``locking.fence_statements``'.
 """
 
-from django.db import connections, router, transaction
+from django.db import OperationalError, connections, router, transaction
 from django.db.models import F
 
 from djangofeeds.locking.fence_statements import (
@@ -45,8 +45,19 @@ def next_fence(url, *, using=None):
             feed = next(iter(bump_fences(db, url)), None)
             if feed is not None:
                 return feed
-        Feed.objects.using(db).get_or_create(url=url)  # a feed seen for the first time
+        try:
+            Feed.objects.using(db).get_or_create(url=url)  # a feed seen for the first time
+        except OperationalError as exc:
+            # InnoDB may pick one of two connections creating the same new feed as a
+            # deadlock's victim (1213): the other one created it, the next attempt bumps it.
+            if not is_deadlock(exc):
+                raise
     raise Feed.DoesNotExist(url)  # deleted between the two statements
+
+
+def is_deadlock(exc):
+    """Whether MariaDB or MySQL rolled the statement back as a deadlock's victim (error 1213)."""
+    return bool(exc.args) and exc.args[0] == 1213
 
 
 def next_fences(urls, *, using=None):

@@ -50,6 +50,7 @@ __all__ = [
     "CacheSemaphore",
     "LockUnavailable",
     "acquire_together",
+    "check_lock_cache",
     "release_together",
 ]
 
@@ -275,3 +276,11 @@ class CacheSemaphore:
         """The lease held, now the caller's to release (``release_together``); None if none."""
         lease, self.lease = self.lease, None
         return lease
+
+
+def check_lock_cache(using: str) -> None:
+    """Raise ``LockUnavailable`` unless the lock cache ``using`` answers as the imports use
+    it: a lease of its own, taken and given back (a worker's readiness, its healthcheck)."""
+    probe = CacheLock(f"djangofeeds-probe-{secrets.token_hex(8)}", expire=10, using=using)
+    if probe.acquire():
+        probe.release()

@@ -86,6 +86,8 @@ class Feed(models.Model):
     title = models.CharField(_("title"), max_length=500, blank=True)
     link = models.URLField(_("link"), max_length=2000, blank=True)
     description = models.TextField(_("description"), blank=True)
+    # The feed's artwork as its last import read it (djangofeeds.parsing.podcasts).
+    image_url = models.URLField(_("image"), max_length=2000, blank=True)
     is_active = models.BooleanField(_("active"), default=True)
 
     # Conditional GET validators, as the server last sent them.

@@ -32,8 +32,25 @@ class Post(models.Model):
     content = models.TextField(_("content"), blank=True, help_text=_("Sanitized HTML."))
     published_at = models.DateTimeField(_("published at"), null=True, blank=True)
     updated_at = models.DateTimeField(_("updated at"), null=True, blank=True)
+    # A podcast episode's details (djangofeeds.parsing.podcasts), as plain values: what an
+    # output feed's itunes: and podcast: elements would take again.
+    duration = models.PositiveIntegerField(
+        _("duration"), null=True, blank=True, help_text=_("Seconds; empty when unknown.")
+    )
+    image_url = models.URLField(_("image"), max_length=2000, blank=True)
+    season = models.PositiveIntegerField(_("season"), null=True, blank=True)
+    episode = models.PositiveIntegerField(_("episode"), null=True, blank=True)
+    explicit = models.BooleanField(
+        _("explicit"), null=True, blank=True, help_text=_("Empty when the feed does not say.")
+    )
+    transcript_url = models.URLField(_("transcript"), max_length=2000, blank=True)
+    transcript_type = models.CharField(_("transcript type"), max_length=100, blank=True)
+    chapters_url = models.URLField(_("chapters"), max_length=2000, blank=True)
     # Hash of everything above: a re-import rewrites only posts whose checksum changed.
     checksum = models.CharField(max_length=64, editable=False)
+    # The first digits of the checksums it had before, newest first: an entry holding
+    # one of them is an older version (a replayed push) and never replaces the post.
+    earlier_checksums = models.CharField(max_length=200, blank=True, editable=False)
     imported_at = models.DateTimeField(_("imported at"), default=timezone.now, editable=False)
     # Annotated: django-stubs resolves a lazy reference only as "app_label.Model".
     categories: models.ManyToManyField[Category, Any] = models.ManyToManyField(

@@ -39,6 +39,13 @@ class ImportRun(models.Model):
     store_ms = models.PositiveIntegerField(_("store (ms)"), default=0)
     # Stored from a document a WebSub hub pushed, not from a fetch.
     pushed = models.BooleanField(_("pushed"), default=False)
+    # The retries of one outage of the lock cache update one run (refusals.refused):
+    # its attempts and end time, not a run each that pushes the history off the page.
+    attempts = models.PositiveIntegerField(
+        _("attempts"),
+        default=1,
+        help_text=_("Tries this run stands for: each retry while the lock cache was down."),
+    )
 
     class Meta:
         ordering = ["-started_at", "-id"]

@@ -1,6 +1,6 @@
 """What every feed reader produces, and the rules they all apply to it.
 
-``parse`` (feedparser), ``fastrss`` and ``jsonfeed`` each turn a document into
+``parse`` (feedparser), ``fastrss``, ``fastatom`` and ``jsonfeed`` each turn a document into
 ``Draft`` entries and a ``ParsedFeed``: guids are chosen, entries ordered and
 cut to the newest ``MAX_ENTRIES``, and only the kept ones are converted
 (titles and authors to plain text, bodies to sanitized HTML).
@@ -19,7 +19,8 @@ from functools import cached_property
 from feedparser.sgml import sgmllib
 
 from djangofeeds.parsing.media import ParsedEnclosure
-from djangofeeds.parsing.sanitize import plain_text
+from djangofeeds.parsing.podcasts import PodcastDetails
+from djangofeeds.parsing.sanitize import plain_text, title_text
 
 # The newest entries only: a feed that lists its whole history is not re-read
 # in full on every fetch.
@@ -71,8 +72,12 @@ class ParsedEntry:
     updated_at: datetime | None = None
     enclosures: list[ParsedEnclosure] = field(default_factory=list)
     categories: list[tuple[str, str]] = field(default_factory=list)  # (name, domain)
+    podcast: PodcastDetails = field(default_factory=PodcastDetails)  # empty for other items
     # What the normalization left out, by reason (``djangofeeds.parsing.media``).
     dropped: Counter = field(default_factory=Counter, compare=False, repr=False)
+    # The guid earlier releases gave this entry, when today's rules give another
+    # (``choose_guids``): the importer moves a post stored under it to the new one.
+    former_guid: str = field(default="", compare=False, repr=False)
 
     # Cached: the importer asks for both several times per entry.
     @cached_property
@@ -88,6 +93,8 @@ class ParsedEntry:
         if self.enclosures or self.categories:
             parts += [f"{e.url}\x1e{e.type}\x1e{e.length}" for e in self.enclosures]
             parts += [f"{name}\x1e{domain}" for name, domain in self.categories]
+        if self.podcast:  # the same for a podcast's details
+            parts.append("podcast\x1e" + self.podcast.checksum_text())
         return sha256("\x1f".join(parts))
 
 
@@ -99,9 +106,15 @@ def no_media():
 class Draft:
     """An entry as read, before conversion: what choosing guids, ordering and the cut need.
 
-    ``raw_title`` and ``raw_author`` are what the parser gave (HTML or text);
-    ``read_content`` returns the body as sanitized HTML and runs only for kept
-    entries (or for an entry whose guid must be hashed from its content).
+    ``raw_title`` and ``raw_author`` are what the parser gave (HTML or text;
+    ``title_is_text`` when the document declared the title plain text: what
+    looks like a tag there is text, kept); ``read_content`` returns the body as
+    sanitized HTML and runs only for kept entries (or for an entry whose guid
+    must be hashed from its content). ``enclosure_url`` is the first
+    enclosure's (``media.first_enclosure_url``), which identifies an entry
+    that has neither id nor link, read only for such entries; ``id_is_new``
+    marks an id earlier releases could not read (a JSON Feed number): those
+    entries had the guid ``choose_guids`` gives entries without one.
     """
 
     guid: str
@@ -113,6 +126,13 @@ class Draft:
     read_content: Callable[[], str]
     # ``(enclosures, categories, dropped)``, read like the content: for kept entries only.
     read_media: Callable[[], tuple] = no_media
+    # ``PodcastDetails``, read like the media.
+    read_podcast: Callable[[], PodcastDetails] = PodcastDetails
+    title_is_text: bool = False
+    # The first enclosure's URL (``media.first_enclosure_url``), read when ``choose_guids`` asks.
+    read_enclosure_url: Callable[[], str] = str
+    id_is_new: bool = False
+    former_guid: str = ""
 
     @property
     def guid_hash(self):
@@ -122,12 +142,16 @@ class Draft:
     def content(self):
         return self.read_content()
 
+    @cached_property
+    def enclosure_url(self):
+        return self.read_enclosure_url()
+
     def complete(self):
         """The stored form: plain-text title and author, sanitized content, media."""
         enclosures, categories, dropped = self.read_media()
         return ParsedEntry(
             guid=self.guid,
-            title=plain_text(self.raw_title),
+            title=title_text(self.raw_title, declared_text=self.title_is_text),
             link=self.link,
             author=plain_text(self.raw_author)[:500],
             content=self.content,
@@ -135,7 +159,9 @@ class Draft:
             updated_at=self.updated_at,
             enclosures=enclosures,
             categories=categories,
+            podcast=self.read_podcast(),
             dropped=dropped,
+            former_guid=self.former_guid,
         )
 
 
@@ -147,8 +173,9 @@ class ParsedFeed:
     ttl_minutes: int | None = None
     entries: list[ParsedEntry] = field(default_factory=list)
     warning: str = ""  # why feedparser called the feed ill-formed, when it still parsed
-    parser: str = "feedparser"  # which reader read it: feedparser, fastrss or jsonfeed
+    parser: str = "feedparser"  # which reader read it: feedparser, fastrss, fastatom or jsonfeed
     categories: list[tuple[str, str]] = field(default_factory=list)  # the channel's (name, domain)
+    image_url: str = ""  # the feed's artwork (djangofeeds.parsing.podcasts)
     dropped: Counter = field(default_factory=Counter, repr=False)  # the channel's, see ParsedEntry
 
     def all_dropped(self):
@@ -171,24 +198,40 @@ def kept_entries(drafts):
 
 
 def choose_guids(entries):
-    """guid = entry id, else link, else a hash of title and content.
+    """guid = entry id, else link, else first enclosure's URL, else a hash of title and content.
 
     Some feeds put one id on every entry (a template bug); then the ids say
-    nothing and the links are used instead. A link shared by several entries
-    (often the site's home page) says nothing either: those get the hash. The
-    hash takes the title as the parser gave it (before ``plain_text``), as it
-    always has: posts imported before titles became plain text keep their guid.
+    nothing and the links are used instead. A link or an enclosure shared by
+    several entries (often the site's home page) says nothing either. An
+    episode without id or link keeps its enclosure's URL when its publisher
+    edits its title or notes (as podcastparser identifies it); a hash of
+    those would make each edit a new post. The hash takes the title as the
+    parser gave it (before ``plain_text``), as it always has: posts imported
+    before titles became plain text keep their guid.
     """
     ids = {entry.guid for entry in entries}
     ids_useless = len(entries) > 1 and len(ids) == 1
     links = Counter(entry.link for entry in entries)
-    for entry in entries:
-        if ids_useless or not entry.guid:
-            if entry.link and links[entry.link] == 1:
-                entry.guid = entry.link
-            else:
-                entry.guid = "sha256:" + sha256(entry.raw_title + "\x1f" + entry.content)
+    needing = [entry for entry in entries if ids_useless or not entry.guid or entry.id_is_new]
+    # Read for those only: a feed whose entries have ids resolves no enclosure URL here.
+    enclosures = Counter(entry.enclosure_url for entry in needing)
+    for entry in needing:
+        # Until READER_REVISION 2026-12, an entry without an id took these.
+        unique_link = entry.link if entry.link and links[entry.link] == 1 else ""
+        if entry.id_is_new and not ids_useless:
+            entry.former_guid = unique_link or content_hash(entry)
+        elif unique_link:
+            entry.guid = unique_link
+        elif entry.enclosure_url and enclosures[entry.enclosure_url] == 1:
+            entry.guid, entry.former_guid = entry.enclosure_url, content_hash(entry)
+        else:
+            entry.guid = content_hash(entry)
     return entries
+
+
+def content_hash(entry):
+    """The guid of an entry that nothing else identifies: a hash of its title and body."""
+    return "sha256:" + sha256(entry.raw_title + "\x1f" + entry.content)
 
 
 def unique(entries):

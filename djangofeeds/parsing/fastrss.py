@@ -1,44 +1,71 @@
-"""A fast reader for plain RSS 2.0, used only where it stores what feedparser would.
+"""A fast reader for RSS 0.91 to 2.0, used only where it stores what feedparser would.
 
 feedparser costs ~0.4 ms per entry in pure Python; this reader lets expat (C)
 build the tree and does the little left in a few lines, 4-8x faster. It
 reads only documents inside a gate, and returns None for anything else so
 that feedparser reads it:
 
-- UTF-8 (declared or not), served as application/rss+xml or application/xml;
-- well-formed, without a DTD or NUL bytes;
-- ``<rss version="2.0">`` with one ``<channel>``, no namespaced elements and no
-  attributes (but a guid's ``isPermaLink``, an enclosure's ``url``, ``type``
-  and ``length``, a category's ``domain``);
+- UTF-8 (declared or not), served as application/rss+xml or application/xml,
+  or as text/xml with a UTF-8 charset;
+- well-formed, without a DTD or NUL bytes, but for two slips ``repair.mended_tree``
+  mends with the warning feedparser's path stores (whitespace before the XML
+  declaration; the iTunes or Podcasting 2.0 prefix used undeclared);
+- ``<rss>`` of version 2.0, 0.91, 0.92 or none (an ``xml:base`` on it is the
+  content's base), with one ``<channel>``, no other attributes (but a guid's
+  ``isPermaLink``, an enclosure's ``url``, ``type`` and ``length``, a
+  category's ``domain``, an ``itunes:image``'s ``href`` or ``url``);
 - channel and item elements from short lists, each item element at most once
   (but ``<category>`` and ``<enclosure>``), text only (no markup in titles or
-  authors, no nested elements, no empty category);
-- links and permalink guids absolute, as feedparser would resolve them;
-- item bodies (``<description>``) whose tags are all among those kept, and
-  whose links and images are absolute;
-- every ``<pubDate>`` read by feedparser's own date parser.
+  authors, no nested elements but the ``<image>``'s, no empty category);
+- namespaced elements only those of ``fastrss_namespaces`` (``content:encoded``,
+  ``dc:creator``, ``dc:date``, ``dc:subject``, iTunes episode details and
+  artwork, categories, keywords and an episode's author, Media RSS content and
+  thumbnails, Podcasting 2.0 transcripts and chapters; others neither path stores);
+- links absolute, as feedparser would resolve them; a permalink guid absolute
+  (then the link of an item without one) or relative, resolved as feedparser
+  resolves it when no link is made of it;
+- every ``<pubDate>`` and ``dc:date`` read by feedparser's own date parser.
 
-The fidelity suite (tests/djangofeeds/parsing/test_fidelity.py) checks on feedparser's
-own test corpus that every document let through is stored exactly as the
-feedparser path stores it.
-"""
+The fidelity suites (tests/djangofeeds/parsing/test_fidelity.py on feedparser's
+own test corpus, test_fastrss_namespaces.py on tests/corpus/real) check that
+every document let through is stored exactly as the feedparser path stores it."""
 
+import functools
 import logging
 import re
 from collections import Counter
 from xml.etree import ElementTree
 
+from feedparser.urls import _urljoin
+
 from djangofeeds.parsing import entries, repair, sanitize
+from djangofeeds.parsing.fastrss_namespaces import (
+    AUTHORS,
+    ITEM_FIELDS,
+    ITUNES_CATEGORY,
+    ITUNES_IMAGE,
+    ITUNES_KEYWORDS,
+    SUBJECT,
+    feed_image,
+    image_of,
+    itunes_tags,
+    media_enclosures,
+    media_images,
+    read_episode,
+    read_media,
+    skipped_in_channel,
+    skipped_in_item,
+)
 from djangofeeds.parsing.fastrss_values import (
     Refused,
     absolute,
-    check_markup,
     date,
     link,
     text_of,
     utf8,
 )
-from djangofeeds.parsing.media import categories_from, enclosures_from
+from djangofeeds.parsing.media import categories_from, enclosures_from, first_enclosure_url
+from djangofeeds.parsing.podcasts import details
 
 logger = logging.getLogger(__name__)
 
@@ -48,10 +75,14 @@ DECLARATION = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([^\"']*)", re.I
 CHANNEL_TAGS = {
     *("title", "link", "description", "ttl", "language", "generator", "copyright"),
     *("lastBuildDate", "pubDate", "docs", "managingEditor", "webMaster", "item", "category"),
+    *("image", ITUNES_IMAGE),
 }
-ITEM_TAGS = {"title", "link", "description", "pubDate", "guid", "author"}
+ITEM_TAGS = {"title", "link", "description", "pubDate", "guid", "author", *ITEM_FIELDS}
+# feedparser reads RSS 0.91, 0.92 and a version-less <rss> (podcasts) as it reads 2.0.
+VERSIONS = ({"version": "2.0"}, {"version": "0.91"}, {"version": "0.92"}, {})
+XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
 # Attributes read as feedparser reads them (media.py then normalizes both paths alike).
-MEDIA_ATTRIBUTES = {"enclosure": {"url", "type", "length"}, "category": {"domain"}}
+MEDIA_ATTRIBUTES = {"enclosure": {"url", "type", "length"}, "category": {"domain"}, SUBJECT: set()}
 # Text feedparser would read as HTML (a tag or a character reference) in a title or author.
 HTMLISH = re.compile(r"<|&#?\w+;")
 
@@ -67,10 +98,20 @@ def parse(body, *, url="", content_type=""):
         return None
 
 
-def read(body, base, content_type):
+def utf8_served(content_type, types=MEDIA_TYPES):
+    """Whether feedparser reads a document served so as UTF-8 (unless it declares another),
+    served as one of ``types`` (or text/xml with a charset)."""
     media, _, parameters = content_type.partition(";")
+    media = media.strip().lower()
     charset = re.search(r"charset\s*=\s*\"?([^\s;\"]+)", parameters, re.IGNORECASE)
-    if media.strip().lower() not in MEDIA_TYPES or (charset and not utf8(charset[1])):
+    if charset:
+        return utf8(charset[1]) and media in {*types, "text/xml"}
+    # text/xml without a charset is US-ASCII for feedparser (RFC 3023).
+    return media in types
+
+
+def read(body, base, content_type):
+    if not utf8_served(content_type):
         raise Refused
     declared = DECLARATION.match(body)
     if declared and not utf8(declared[1].decode("ascii", "replace")):
@@ -86,28 +127,21 @@ def read(body, base, content_type):
         body.decode("utf-8")
         # The same cut as feedparser's path: a document of 100,000 entries
         # builds no tree of 100,000 entries.
-        root = ElementTree.fromstring(repair.tidy(body, limit))
+        root, warning = repair.mended_tree(repair.tidy(body, limit))
     except (ValueError, LookupError, ElementTree.ParseError) as exc:  # feedparser judges those
         raise Refused from exc
     channels = list(root)
-    if root.tag != "rss" or root.attrib != {"version": "2.0"} or len(channels) != 1:
+    attributes = dict(root.attrib)
+    # feedparser resolves the content's links against an xml:base on <rss>.
+    content_base = _urljoin(base, attributes.pop(XML_BASE)) if XML_BASE in attributes else base
+    if root.tag != "rss" or attributes not in VERSIONS or len(channels) != 1:
         raise Refused
     channel = channels[0]
     if channel.tag != "channel" or channel.attrib:
         raise Refused
-    fields, items, tags = {}, [], []
-    for element in channel:
-        if element.tag not in CHANNEL_TAGS:
-            raise Refused
-        if element.tag == "category":
-            tags.append(category(element))
-        elif element.tag == "item" and not element.attrib:
-            items.append(element)
-        elif element.tag in fields or len(element) or element.attrib:
-            raise Refused
-        else:
-            fields[element.tag] = text_of(element)
-    drafts = [read_item(item, base) for item in items[:limit]]
+    fields, items, tags = read_channel(channel)
+    text = functools.cache(lambda: body.decode("utf-8").lower())
+    drafts = [read_item(item, base, content_base, text) for item in items[:limit]]
     title, description = fields.get("title", ""), fields.get("description", "")
     if HTMLISH.search(title) or "<" in description:
         raise Refused
@@ -119,47 +153,106 @@ def read(body, base, content_type):
         ttl_minutes=entries.ttl_minutes(fields.get("ttl")),
         entries=entries.kept_entries(drafts),
         parser="fastrss",
+        warning=warning,
         categories=categories_from(tags, dropped),
+        image_url=feed_image(fields, base, content_base),
         dropped=dropped,
     )
 
 
-def read_item(item, base):
-    fields, permalink, enclosures, tags = {}, False, [], []
+def read_channel(channel):
+    """``(fields, items, tags)`` of the ``<channel>``: its text fields and images, its
+    ``<item>`` elements, its categories (with iTunes') as ``category`` gives them."""
+    fields, items, tags = {}, [], []
+    for element in channel:
+        if element.tag in (ITUNES_CATEGORY, ITUNES_KEYWORDS):
+            tags += itunes_tags(element)
+            continue
+        if skipped_in_channel(element):
+            continue
+        if element.tag not in CHANNEL_TAGS and element.tag != SUBJECT:
+            raise Refused
+        if element.tag in ("category", SUBJECT):
+            tags.append(category(element))
+        elif element.tag == "item" and not element.attrib:
+            items.append(element)
+        elif element.tag in ("image", ITUNES_IMAGE) and element.tag not in fields:
+            fields[element.tag] = image_of(element)
+        elif element.tag in fields or len(element) or element.attrib:
+            raise Refused
+        else:
+            fields[element.tag] = text_of(element)
+    return fields, items, tags
+
+
+def read_item(item, base, content_base=None, text=None):
+    fields, permalink, enclosures, tags, podcast, found = {}, False, [], [], {}, {}
     for element in item:
+        if read_episode(element, podcast) or read_media(element, found):
+            if (podcast.get("images") or found) and content_base not in (None, base):
+                raise Refused  # which base feedparser's path gives an image is its own
+            continue
         if element.tag == "enclosure":
             enclosures.append(enclosure(element))
             continue
-        if element.tag == "category":
+        if element.tag in ("category", SUBJECT):
             tags.append(category(element))
             continue
-        if element.tag not in ITEM_TAGS or element.tag in fields or len(element):
+        if skipped_in_item(element):
+            continue
+        key = ITEM_FIELDS.get(element.tag, element.tag)
+        if element.tag not in ITEM_TAGS or key in fields or len(element):
             raise Refused
         if element.attrib and (element.tag != "guid" or set(element.attrib) != {"isPermaLink"}):
             raise Refused
         if element.tag == "guid":
             permalink = element.get("isPermaLink", "true") == "true"
-        fields[element.tag] = text_of(element)
-    title, author = fields.get("title", ""), fields.get("author", "")
+        fields[key] = text_of(element)
+    authors = [fields[key] for key in AUTHORS if key in fields]
+    if len(authors) > 1:
+        raise Refused  # feedparser keeps the one written last
+    title, author = fields.get("title", ""), authors[0] if authors else ""
     if HTMLISH.search(title) or HTMLISH.search(author):
         raise Refused
     guid = fields.get("guid", "")
     if permalink and guid and absolute(guid, base) != guid:
-        raise Refused
-    if permalink and guid and "link" not in fields:
-        raise Refused  # feedparser takes such a guid for the link
-    body = fields.get("description", "")
-    check_markup(body)
+        guid = resolved_guid(guid, content_base or base, text, "link" in fields)
+    elif permalink and guid and "link" not in fields:
+        if "&" in guid:
+            raise Refused  # how the link feedparser makes of it is escaped is its own
+        fields["link"] = guid  # feedparser takes such a guid (absolute, as written) for the link
+    # Media RSS content after the RSS enclosures, its images after the iTunes one.
+    enclosures += media_enclosures(found)
+    podcast["images"] = [*podcast.get("images", ()), *media_images(found)]
+    # feedparser's content (content:encoded) comes before its summary (the description).
+    body = fields.get("content") or fields.get("description", "")
+    updated = date(fields.get("dc_date"))
     return entries.Draft(
         guid=guid,
         link=sanitize.web_link(link(fields.get("link", ""), base)),
         raw_title=title,
+        title_is_text=True,  # no HTML in it (HTMLISH): feedparser's path reads it as text too
         raw_author=author,
-        read_content=lambda: sanitize.safe_html(body) if body else "",
-        published_at=date(fields.get("pubDate")),
-        updated_at=None,
+        read_content=lambda: sanitize.safe_html(body, content_base or base) if body else "",
+        published_at=date(fields.get("pubDate")) or updated,
+        updated_at=updated,
         read_media=lambda: media(enclosures, tags, base),
+        read_enclosure_url=lambda: first_enclosure_url(enclosures, base),
+        read_podcast=lambda: details(podcast, base),
     )
+
+
+def resolved_guid(guid, base, text, has_link):
+    """A relative permalink guid as feedparser's path stores it: resolved against the
+    base, and no link made of it (``feedparser_reader.link_of``) unless written so."""
+    if not base or text is None or guid.lower().startswith(("http:", "https:")):
+        raise Refused
+    resolved = _urljoin(base, guid.strip())
+    if not resolved.isascii() or any(mark in resolved for mark in "&<>"):
+        raise Refused  # where feedparser's path would find it written is its own
+    if not has_link and resolved.lower() in text():
+        raise Refused  # feedparser's path takes it for the link
+    return resolved
 
 
 def enclosure(element):

@@ -10,12 +10,14 @@ import codecs
 import json
 import re
 from collections import Counter
+from decimal import Decimal
 from urllib.parse import urljoin
 
 import feedparser
+from feedparser.mixin import _FeedParserMixin
 
-from djangofeeds.parsing import entries, sanitize
-from djangofeeds.parsing.media import categories_from, enclosures_from
+from djangofeeds.parsing import entries, podcasts, sanitize
+from djangofeeds.parsing.media import categories_from, enclosures_from, first_enclosure_url
 
 MEDIA_TYPES = {"application/feed+json", "application/json"}
 VERSION_PREFIX = "https://jsonfeed.org/version/"
@@ -67,7 +69,9 @@ def parse(body, *, url=""):
         raise entries.NotAFeed(f"the JSON document nests deeper than {MAX_DEPTH} levels")
     try:
         # RFC 8259: UTF-8 only (json.loads would guess UTF-16 or UTF-32 from bytes).
-        document = json.loads(body.removeprefix(codecs.BOM_UTF8).decode("utf-8"))
+        # Decimal: a number keeps the digits it was written with (an id 3.10 is "3.10").
+        text_body = body.removeprefix(codecs.BOM_UTF8).decode("utf-8")
+        document = json.loads(text_body, parse_float=Decimal)
     except UnicodeDecodeError as exc:
         raise entries.NotAFeed(f"the JSON document is not UTF-8 ({exc.reason})") from exc
     except json.JSONDecodeError as exc:
@@ -95,26 +99,35 @@ def parse(body, *, url=""):
         read_item(item, url, feed_authors) for item in items[:limit] if isinstance(item, dict)
     ]
     return entries.ParsedFeed(
-        title=sanitize.plain_text(text(document.get("title")), 500),
+        title=title_of(text(document.get("title")), limit=500),
         link=sanitize.web_link(absolute(url, document.get("home_page_url"))),
         description=sanitize.plain_text(text(document.get("description"))),
         entries=entries.kept_entries(drafts),
         parser="jsonfeed",
+        # The feed's artwork: its icon (512 by 512), else its favicon.
+        image_url=podcasts.first_url([document.get("icon"), document.get("favicon")], url),
     )
 
 
 def read_item(item, base, feed_authors):
     """One item as a ``Draft``; its ``attachments`` and ``tags`` are read if it is kept."""
-    guid = item.get("id")
-    # JSON Feed 1.0 allowed numbers; a boolean or an object is no id.
-    guid = str(guid) if isinstance(guid, (str, int)) and not isinstance(guid, bool) else ""
+    raw_id = item.get("id")
+    # JSON Feed 1.0 allowed numbers (read as written: 3.10 is "3.10"); a boolean
+    # or an object is no id.
+    number = isinstance(raw_id, (int, Decimal)) and not isinstance(raw_id, bool)
+    guid = str(raw_id) if isinstance(raw_id, str) or number else ""
+    title = sanitize.clean(text(item.get("title")))
     return entries.Draft(
         guid=sanitize.clean(guid),
         link=sanitize.web_link(absolute(base, item.get("url") or item.get("external_url"))),
-        raw_title=sanitize.clean(text(item.get("title"))),
+        raw_title=title,
+        title_is_text=not looks_like_html(title),
         raw_author=author_names(item) or feed_authors,
         read_content=lambda: content(item, base),
         read_media=lambda: media(item, base),
+        read_podcast=lambda: episode(item, base),
+        read_enclosure_url=lambda: first_enclosure_url(attachments_of(item), base),
+        id_is_new=isinstance(raw_id, Decimal),  # earlier releases read whole numbers only
         published_at=date(item.get("date_published") or item.get("date_modified")),
         updated_at=date(item.get("date_modified")),
     )
@@ -132,7 +145,14 @@ def content(item, base):
 def media(item, base):
     """``attachments`` as enclosures and ``tags`` as categories, by RSS and Atom's rules."""
     dropped = Counter()
-    attachments = [
+    tags = [{"name": tag} for tag in listed(item.get("tags")) if isinstance(tag, str)]
+    enclosures = enclosures_from(attachments_of(item), base, dropped)
+    return enclosures, categories_from(tags, dropped), dropped
+
+
+def attachments_of(item):
+    """``attachments`` as the dicts ``media.enclosures_from`` reads."""
+    return [
         {
             "url": text(a.get("url")),
             "type": text(a.get("mime_type")),
@@ -141,9 +161,32 @@ def media(item, base):
         for a in listed(item.get("attachments"))
         if isinstance(a, dict)
     ]
-    tags = [{"name": tag} for tag in listed(item.get("tags")) if isinstance(tag, str)]
-    enclosures = enclosures_from(attachments, base, dropped)
-    return enclosures, categories_from(tags, dropped), dropped
+
+
+def looks_like_html(title):
+    """Whether a title holds HTML after all, by the rule feedparser applies to RSS titles
+    (closing tags or entities, all of HTML's): "Caf&eacute;" is HTML, "Nice <gorilla>" text.
+
+    The spec says titles are plain text, but publishers escape them as for RSS.
+    """
+    return _FeedParserMixin.looks_like_html(title)
+
+
+def title_of(title, limit=None):
+    """A title as plain text, kept as written where it holds no HTML (``looks_like_html``)."""
+    return sanitize.title_text(title, declared_text=not looks_like_html(title), limit=limit)
+
+
+def episode(item, base):
+    """``image`` (else ``banner_image``) and the attachments' ``duration_in_seconds`` as
+    ``PodcastDetails``, by the rules of iTunes' elements."""
+    attachments = [a for a in listed(item.get("attachments")) if isinstance(a, dict)]
+    durations = [attachment.get("duration_in_seconds") for attachment in attachments]
+    raw = {
+        "images": [item.get("image"), item.get("banner_image")],
+        "duration": next((value for value in durations if podcasts.duration(value)), None),
+    }
+    return podcasts.details(raw, base)
 
 
 def listed(value):

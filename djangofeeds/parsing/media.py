@@ -71,6 +71,12 @@ def enclosures_from(items, base_url="", dropped=None):
     return kept
 
 
+def first_enclosure_url(items, base_url=""):
+    """The URL of the first enclosure ``enclosures_from`` would keep, or "": what
+    identifies an episode without id or link (``entries.choose_guids``)."""
+    return next((url for item in items if (url := enclosure_url(item.get("url"), base_url))), "")
+
+
 def categories_from(items, dropped=None):
     """``[{"name", "domain"}, ...]`` as unique ``(name, domain)`` pairs, at most ``MAX_CATEGORIES``.
 

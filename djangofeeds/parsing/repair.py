@@ -6,6 +6,10 @@ hand them; what the readers make of the document is ``readers``'.
 
 import codecs
 import re
+from xml.etree import ElementTree
+from xml.parsers import expat
+
+from djangofeeds.parsing.feedparser_podcasts import USUAL_PREFIXES
 
 ENTRY_END = r"</(?:[\w.-]+:)?(?:item|entry)\s*>"
 # Character references to what XML forbids (NUL, most controls, surrogates, past
@@ -77,3 +81,63 @@ def tidy(document, limit):
         # What follows the last entry closes the document (</channel></rss>, </feed>).
         document = document[: ends[limit - 1]] + document[ends[-1] :]
     return document
+
+
+# Two slips real feeds make that feedparser's lenient parser reads past, with a
+# warning: whitespace before the XML declaration, and the iTunes or Podcasting 2.0
+# prefix used without its declaration (26 of podcastparser's test feeds).
+MISPLACED_DECLARATION = expat.errors.codes[expat.errors.XML_ERROR_MISPLACED_XML_PI]
+UNBOUND_PREFIX = expat.errors.codes[expat.errors.XML_ERROR_UNBOUND_PREFIX]
+USED_PREFIX = re.compile(rb"</?([A-Za-z_][\w.-]*):[A-Za-z_]")
+DECLARED_PREFIX = re.compile(rb"\sxmlns:([A-Za-z_][\w.-]*)\s*=")
+ROOT_RSS = re.compile(rb"<rss\b")
+
+
+def mended_tree(document):
+    """``(root, warning)``: the document's tree, and what feedparser's path warns of it.
+
+    A well-formed document has no warning. One with a slip that ``mend`` knows
+    is read mended, with the warning feedparser gives for its first error;
+    any other error is raised (``ElementTree.ParseError``).
+    """
+    warning = ""
+    for _ in range(2):  # at most one mend of each kind
+        try:
+            return ElementTree.fromstring(document), warning
+        except ElementTree.ParseError as exc:
+            mended = mend(document, exc.code)
+            if mended is None:
+                raise
+            warning = warning or feedparser_warning(document, exc)
+            document = mended
+    return ElementTree.fromstring(document), warning
+
+
+def mend(document, code):
+    """The document with the slip of expat error ``code`` mended, or None."""
+    if code == MISPLACED_DECLARATION and document[:1].isspace():
+        stripped = document.lstrip()
+        return stripped if stripped.startswith(b"<?xml") else None
+    if code == UNBOUND_PREFIX:
+        undeclared = {*USED_PREFIX.findall(document)} - {*DECLARED_PREFIX.findall(document)}
+        undeclared.discard(b"xml")
+        usual = {prefix.encode(): name for prefix, name in USUAL_PREFIXES.items()}
+        root = ROOT_RSS.search(document)
+        if not undeclared or not undeclared <= usual.keys() or root is None:
+            return None
+        names = b"".join(b' xmlns:%s="%s"' % (p, usual[p].encode()) for p in sorted(undeclared))
+        return document[: root.end()] + names + document[root.end() :]
+    return None
+
+
+def feedparser_warning(document, exc):
+    """The warning feedparser's path stores for ``exc``, expat's first error in ``document``.
+
+    feedparser reads a copy whose XML declaration is its own: put in place of the
+    document's, or before it on a line of its own (one line more).
+    """
+    line, column = exc.position
+    declared = document.removeprefix(codecs.BOM_UTF8).startswith(b"<?xml")
+    if declared and line == 1:
+        raise exc  # its own declaration moved the column: not worked out here
+    return f"<unknown>:{line + (not declared)}:{column}: {expat.errors.messages[exc.code]}"

@@ -1,7 +1,8 @@
 """Full-text search of posts, the best way each database offers: ``search_posts(queryset, text)``.
 
-- PostgreSQL: the ``search_vector`` column (generated from title and content,
-  weighted A and B) and its GIN index, queried with ``plainto_tsquery``.
+- PostgreSQL: the ``search_vector`` column (computed from title and content,
+  weighted A and B; after an import, by ``indexing.index_posts``) and its GIN
+  index, queried with ``plainto_tsquery``.
 - MariaDB/MySQL: FULLTEXT indexes on (title, content) and (title), queried in
   natural language mode.
 - SQLite: the FTS5 table ``djangofeeds_post_fts`` kept by triggers, each word
@@ -124,7 +125,7 @@ class PostSQL(Expression):
 
 
 def postgresql(text):
-    """(match, rank) on the generated ``search_vector``: ``plainto_tsquery`` takes any text."""
+    """(match, rank) on the ``search_vector`` column: ``plainto_tsquery`` takes any text."""
     query = "plainto_tsquery(%s::regconfig, %s)"
     vector = '{table}."search_vector"'
     match = PostSQL(f"{vector} @@ {query}", [SEARCH_CONFIG, text], BooleanField())

@@ -17,3 +17,13 @@ def reader_html(content):
     ``rel="noopener noreferrer nofollow"``.
     """
     return mark_safe(safe_html(content))
+
+
+@register.filter
+def duration(seconds):
+    """Seconds as a podcast player shows them: "1:02:03" from an hour on, else "2:03"."""
+    if seconds is None or seconds == "":
+        return ""
+    minutes, seconds = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02}:{seconds:02}" if hours else f"{minutes}:{seconds:02}"

@@ -27,7 +27,9 @@ PAYLOAD_FIELDS = {
     "comment_post_modified_gmt",
     "blog_lang",
     "blog_charset",
+    "user_role",
     "honeypot_field_name",
+    "website",  # the honeypot's value, under its name (blog.spam.HONEYPOT_FIELD)
 }
 
 

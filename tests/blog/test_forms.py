@@ -12,10 +12,11 @@ def form(data):
 
 
 def test_valid_comment_has_only_the_visitors_fields():
-    """Name, email, home page and text are the form's fields, plus the hidden honeypot."""
+    """Name, email, home page and text are the form's fields, plus the hidden honeypot,
+    the comment replied to and the wish to hear of replies."""
     comment_form = form(VALID)
     assert comment_form.is_valid(), comment_form.errors
-    assert set(comment_form.cleaned_data) == {*VALID, "website"}
+    assert set(comment_form.cleaned_data) == {*VALID, "website", "parent", "notify_replies"}
     assert not comment_form.is_bot
 
 
@@ -68,3 +69,32 @@ def test_fields_carry_autocomplete_tokens():
     assert widgets["name"] == "name"
     assert widgets["email_address"] == "email"
     assert widgets["homepage"] == "url"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "char"),
+    [
+        ("name", "Eve\r\nBcc: victim@example.com", "U+000D"),
+        ("name", "Eve\u202egnp.exe", "U+202E"),
+        ("name", "Eve\u2028Mallory", "U+2028"),
+        ("email_address", '"a\x07b"@example.com', "U+0007"),
+        ("homepage", "https://example.com/a\x1bb", "U+001B"),
+    ],
+)
+def test_one_line_fields_refuse_control_characters(field, value, char):
+    """A line break in a name would become a mail header; Django's own validators let
+    these through (a quoted local part, a URL path, any name)."""
+    comment_form = form(VALID | {field: value})
+    assert not comment_form.is_valid()
+    assert comment_form.errors[field] == [
+        f"Please remove the invisible character {char}: line breaks and control characters "
+        "cannot be used here."
+    ]
+
+
+def test_names_keep_their_joiners_and_the_comment_its_line_breaks():
+    """Zero-width joiners belong to names (Persian, emoji); the comment keeps its paragraphs."""
+    name = "\u0645\u06cc\u200c\u0631\u0627 \U0001f469\u200d\U0001f4bb"
+    comment_form = form(VALID | {"name": name, "comment": "One.\r\n\r\nTwo."})
+    assert comment_form.is_valid(), comment_form.errors
+    assert comment_form.cleaned_data["name"] == name

@@ -1,5 +1,7 @@
 """blog/spam.py: the payload Akismet gets, the configured backend, its verdict, feedback."""
 
+from datetime import UTC
+
 import pytest
 
 from blog import spam
@@ -16,19 +18,38 @@ def verdict(**comment_fields):
 
 
 def test_build_payload_sends_everything_akismet_uses(settings):
-    """The payload has every field Akismet documents, taken from the comment and its entry."""
+    """The payload has every field Akismet reads, taken from the comment and its entry."""
     settings.AKISMET_BLOG_URL = "https://blog.example.com/"
     entry = EntryFactory(slug="queues")
     comment = CommentFactory(entry=entry, name="Ada", homepage="https://ada.example.com/")
     data = spam.build_payload(comment)
     assert set(data) == PAYLOAD_FIELDS
-    assert data["permalink"] == "https://blog.example.com/blog/queues/"
-    assert data["comment_type"] == "comment"
-    assert (data["comment_author"], data["comment_author_url"]) == ("Ada", comment.homepage)
-    assert data["comment_date_gmt"] == comment.pub_date.isoformat()
-    assert data["comment_post_modified_gmt"] == entry.pub_date.isoformat()
-    assert (data["blog_lang"], data["blog_charset"]) == ("en", "UTF-8")
-    assert data["honeypot_field_name"] == "website"
+    assert data == data | {
+        "permalink": "https://blog.example.com/blog/queues/",
+        "comment_type": "comment",
+        "comment_author": "Ada",
+        "comment_author_url": comment.homepage,
+        "comment_date_gmt": comment.pub_date.astimezone(UTC).isoformat(),
+        "comment_post_modified_gmt": entry.pub_date.astimezone(UTC).isoformat(),
+        "blog_lang": "en",
+        "blog_charset": "utf-8",
+        "user_role": "guest",
+        "honeypot_field_name": "website",
+        "website": "",
+    }
+
+
+def test_build_payload_of_a_reply_a_recheck_and_a_bilingual_site(settings):
+    """A reply is comment_type "reply"; a re-check says why; LANGUAGES gives blog_lang."""
+    settings.LANGUAGES = [("en", "English"), ("fr-ca", "French"), ("fr", "French")]
+    settings.DEFAULT_CHARSET = "ISO-8859-1"
+    parent = CommentFactory(status="published")
+    reply = CommentFactory(entry=parent.entry, parent=parent)
+    data = spam.build_payload(reply, recheck_reason="recheck_queue")
+    assert data["comment_type"] == "reply"
+    assert data["recheck_reason"] == "recheck_queue"
+    assert (data["blog_lang"], data["blog_charset"]) == ("en, fr", "ISO-8859-1")
+    assert "recheck_reason" not in spam.build_payload(parent)
 
 
 def test_akismet_answers_ham_spam_and_discard(akismet_settings, akismet):

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from blog.models import Comment
 from blog.tasks import recheck_pending_comments
-from localservers.akismet_server import DISCARD_AUTHOR, SPAM_AUTHOR
+from localservers.akismet_server import SPAM_AUTHOR
 from localservers.waiting import wait_until
 from tests.blog.helpers import PAYLOAD_FIELDS, worker_env
 from tests.factories import EntryFactory
@@ -39,13 +39,6 @@ def test_normal_comment_is_published_and_spam_kept_apart(client, spam_worker, ak
 
     results = TaskResult.objects.filter(task_name="blog.tasks.spam_filter")
     assert sorted(results.values_list("status", "date_started")) == [("SUCCESS", None)] * 2
-
-
-def test_blatant_spam_is_flagged(client, spam_worker, akismet):
-    """Akismet's "discard" makes the comment spam, flagged blatant (kept: the setting is off)."""
-    comment = settled(post(client, EntryFactory(), name=DISCARD_AUTHOR))
-    assert (comment.status, comment.is_blatant) == ("spam", True)
-    assert comment.events.get().detail == "akismet: blatant spam (discard)"
 
 
 def test_server_errors_are_retried_until_published(client, spam_worker, akismet):

@@ -335,3 +335,15 @@ def test_feed_add_form_stores_a_feed_url_as_given(admin_client, feed_server):
 
     assert Feed.objects.get().url == url and feed_server.hits("/feed.xml") == 1
     assert not any("Found the feed" in message for message in messages_of(response))
+
+
+def test_import_run_changelist_shows_an_outages_attempts(admin_client):
+    """A lock cache's outage is one failed run: the list shows how many tries it stands for."""
+    feed = FeedFactory()
+    error = "not imported: the lock cache is unreachable (memcached: refused)"
+    ImportRun.objects.create(feed=feed, outcome=Outcome.FAILED, error=error, attempts=9)
+
+    page = admin_client.get(reverse("admin:djangofeeds_importrun_changelist")).content.decode()
+
+    assert '<td class="field-attempts">9</td>' in page
+    assert "Attempts" in page

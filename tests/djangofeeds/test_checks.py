@@ -112,12 +112,14 @@ def test_settings_check_passes_on_every_default(settings):
     [
         ("DJANGOFEEDS_MAX_PER_HOST", 0),
         ("DJANGOFEEDS_MAX_PER_HOST", "2"),
+        ("DJANGOFEEDS_OPML_CONCURRENCY", 0),
         ("DJANGOFEEDS_USER_AGENT_CONTACT", "https://example.org/\r\nX-Evil: 1"),
         ("DJANGOFEEDS_USER_AGENT_CONTACT", 42),
     ],
 )
 def test_settings_check_refuses_bad_politeness_settings(settings, name, value):
-    """A per-host limit below 1 (or not a number), or a contact that is not one line: E001."""
+    """A per-host limit or an OPML concurrency below 1 (or not a number), or a contact that is
+    not one line: E001."""
     setattr(settings, name, value)
     errors = check_settings(None)
     assert [error.id for error in errors] == ["djangofeeds.E001"] and name in errors[0].msg

@@ -53,6 +53,44 @@ def test_addfeed_import_imports_right_away(feed_server):
     assert "imported" in out and Post.objects.count() == 3
 
 
+def test_addfeed_import_fetches_and_parses_the_document_once(feed_server, monkeypatch):
+    """The import takes discovery's fetch and reading: one request, one parse (it made two
+    of each). Counted by wrapping the real parser, which still does the work."""
+    from djangofeeds.discovery import finder
+    from djangofeeds.importing import importer
+
+    parses = []
+
+    def counted(parse):
+        def parse_and_count(body, **options):
+            parses.append(len(body))
+            return parse(body, **options)
+
+        return parse_and_count
+
+    monkeypatch.setattr(finder, "parse", counted(finder.parse))
+    monkeypatch.setattr(importer, "parse", counted(importer.parse))
+    url = feed_server.serve("/once.xml", rss(numbered_items(3)))
+
+    out, _ = run("addfeed", url, "--import")
+
+    assert "imported" in out and Post.objects.count() == 3
+    assert (feed_server.hits("/once.xml"), len(parses)) == (1, 1)
+    run_row = ImportRun.objects.get()
+    assert (run_row.outcome, run_row.created, run_row.http_status) == (Outcome.IMPORTED, 3, 200)
+
+
+def test_addfeed_import_of_a_known_feed_fetches_it_for_the_import(feed_server):
+    """A feed already subscribed is not fetched by addfeed: its import fetches it."""
+    url = feed_server.serve("/known.xml", rss(numbered_items(2)))
+    FeedFactory(url=url)
+
+    out, _ = run("addfeed", url, "--import")
+
+    assert "Already subscribed" in out and feed_server.hits("/known.xml") == 1
+    assert Post.objects.count() == 2
+
+
 def test_import_feeds_sync_shows_progress_and_a_table(feed_server):
     """import_feeds --sync shows a progress bar and a table of outcomes per URL."""
     good = feed_server.serve("/good.xml", rss(numbered_items(2)))
@@ -341,7 +379,11 @@ def test_addfeed_refuses_a_page_without_feeds_naming_it(feed_server):
     assert not Feed.objects.exists()
 
 
-def test_opml_import_stores_the_feed_of_a_row_that_names_a_page(feed_server, tmp_path):
+# memcached holds the host slots the row checks take from their threads: a database
+# cache would wait for the test's own transaction.
+def test_opml_import_stores_the_feed_of_a_row_that_names_a_page(
+    feed_server, tmp_path, memcached_cache
+):
     """An OPML row whose xmlUrl is a page is stored as the page's feed, with the row's title."""
     page = serve_site(feed_server, "posts")
     path = tmp_path / "feeds.opml"

@@ -100,7 +100,8 @@ def queued_url(message):
 
 
 def test_a_lost_database_connection_is_recorded_in_words(feed_server, monkeypatch):
-    """The connection dies mid-import: the feed and its run say so, readably."""
+    """The connection dies mid-import: the feed and its run say so, readably, and so does the
+    task's reply (a failed import, not a raised error: one log line, no traceback)."""
     if connection.vendor not in ("postgresql", "mysql"):
         pytest.skip("kills its own PostgreSQL or MariaDB/MySQL connection (SQLite has none)")
     url = feed_server.serve("/db.xml", rss(numbered_items(1)))
@@ -120,9 +121,10 @@ def test_a_lost_database_connection_is_recorded_in_words(feed_server, monkeypatc
 
     outcome = import_feed.apply(args=[url])
 
-    assert outcome.failed()
+    assert outcome.successful() and outcome.result["status"] == "failed"
     feed = Feed.objects.get(url=url)
     assert feed.last_error.startswith("lost the connection to the database during the import")
+    assert outcome.result["error"] == feed.last_error
     assert feed.error_count == 1 and feed.claimed_at is None
     assert ImportRun.objects.get().error == feed.last_error
 

@@ -71,7 +71,8 @@ def test_import_feed_task_releases_its_lock(feed_server):
 def test_import_feed_task_memcached_down_retries_and_imports_nothing(
     feed_server, memcached_cache, caplog
 ):
-    """With memcached down, the task retries, gives up, fetches nothing and records every try."""
+    """With memcached down, the task retries, gives up, fetches nothing and records every try
+    on one run: the outage's (its attempts), not a run per retry."""
     url = feed_server.serve("/t.xml", rss(numbered_items(3)))
     memcached_cache.stop()
 
@@ -83,11 +84,28 @@ def test_import_feed_task_memcached_down_retries_and_imports_nothing(
     assert len(retries) == tasks.MAX_RETRIES + 1
     assert "will retry" in retries[0].getMessage() and "giving up" in retries[-1].getMessage()
     assert feed_server.hits("/t.xml") == 0 and Post.objects.count() == 0
-    runs = ImportRun.objects.all()
-    assert len(runs) == tasks.MAX_RETRIES + 1  # every attempt is on record
-    assert {(run.outcome, "lock cache is unreachable" in run.error) for run in runs} == {
-        (Outcome.FAILED, True)
-    }
+    [run] = ImportRun.objects.all()
+    assert (run.outcome, run.attempts) == (Outcome.FAILED, tasks.MAX_RETRIES + 1)
+    assert "lock cache is unreachable" in run.error and run.finished_at > run.started_at
+
+
+def test_each_outage_of_the_lock_cache_is_one_failed_run(feed_server, memcached_cache):
+    """Two outages with an import between them: two failed runs, each counting its tries."""
+    url = feed_server.serve("/t.xml", rss(numbered_items(1)))
+    memcached_cache.stop()
+    import_feed.apply(args=[url], task_id="first").get()
+    import_feed.apply(args=[url], task_id="second").get()  # the same outage, another task
+    memcached_cache.start()
+    assert import_feed.apply(args=[url]).get()["status"] == "imported"
+    memcached_cache.stop()
+    import_feed.apply(args=[url], task_id="third").get()
+
+    runs = ImportRun.objects.order_by("started_at", "pk")
+    assert [(run.outcome, run.attempts, run.task_id) for run in runs] == [
+        (Outcome.FAILED, 2 * (tasks.MAX_RETRIES + 1), "second"),  # the task trying last
+        (Outcome.IMPORTED, 1, runs[1].task_id),
+        (Outcome.FAILED, tasks.MAX_RETRIES + 1, "third"),
+    ]
 
 
 def test_import_feed_task_leaves_transient_errors_to_the_schedule(feed_server):

@@ -236,7 +236,7 @@ def test_import_feeds_wait_without_a_result_backend_tells_a_retry(
     feed_server, memcached_cache, worker_factory, no_result_backend
 ):
     """A retried import (the lock cache down) is told from its failed run, still claimed, and
-    waited for until the retry imports the feed."""
+    waited for until the retry imports the feed; its retries updated that one run."""
     feeds_worker(worker_factory, memcached_cache, **no_result_backend)
     url = feed_server.serve("/locked-out.xml", rss(numbered_items(1)))
     memcached_cache.stop()
@@ -255,6 +255,8 @@ def test_import_feeds_wait_without_a_result_backend_tells_a_retry(
     }
     assert table[url].split()[1:3] == ["imported", "1"]
     assert feed_server.hits("/locked-out.xml") == 1
+    runs = ImportRun.objects.filter(feed__url=url).order_by("started_at")
+    assert [run.outcome for run in runs] == [Outcome.FAILED, Outcome.IMPORTED]
 
 
 @pytest.mark.project_wiring
@@ -320,7 +322,8 @@ def test_import_feeds_wait_names_the_imports_still_running(
 def test_import_feeds_wait_shows_a_retry_and_its_reason(
     feed_server, memcached_cache, worker_factory
 ):
-    """A failed fetch is left to the schedule; the lock cache down is retried: --wait says so."""
+    """A failed fetch is left to the schedule; the lock cache down is retried: --wait says so,
+    once, and the outage is one failed run counting its tries (not one run per retry)."""
     feeds_worker(worker_factory, memcached_cache)
     url = feed_server.serve("/locked-out.xml", rss(numbered_items(1)))
     memcached_cache.stop()
@@ -338,4 +341,8 @@ def test_import_feeds_wait_shows_a_retry_and_its_reason(
     retries = [line for line in out.getvalue().splitlines() if "will be retried" in line]
     assert retries and all(line.startswith(f"{url} will be retried: ") for line in retries)
     assert "memcached" in retries[0] or "lock" in retries[0]
+    assert len(retries) == 1  # each retry updates the outage's run: told once
     assert feed_server.hits("/locked-out.xml") == 1  # nothing fetched without a lock
+    # Down 8 s: the retries after 0 s and 2.5-5 s at least, on one run.
+    [outage] = ImportRun.objects.filter(feed__url=url, outcome=Outcome.FAILED)
+    assert outage.attempts >= 2

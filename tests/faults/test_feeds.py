@@ -4,6 +4,8 @@ Real processes: a worker, a private memcached stopped and started again, and
 PostgreSQL's own backend terminated under the worker.
 """
 
+import time
+
 import pytest
 from django.db import connection
 
@@ -78,3 +80,28 @@ def test_postgresql_connection_lost_during_an_import(feed_server, worker_factory
     assert failed.outcome == Outcome.FAILED and "connection" in failed.error.lower(), failed.error
     second = import_feed.delay(url).get(timeout=30)
     assert (second["status"], second["created"]) == (Outcome.IMPORTED, 5)
+
+
+def test_redis_broker_restarted_during_an_import(
+    feed_server, memcached_cache, private_broker, worker_factory
+):
+    """Redis stops for a few seconds while the worker fetches (issue 43): the same worker
+    process finishes that import and, once Redis is back, consumes the next one."""
+    worker = feeds_worker(worker_factory, memcached_cache, CELERY_BROKER_URL=private_broker.url)
+    pid = worker.watched.process.pid
+    slow = feed_server.serve("/slow.xml", rss(numbered_items(3)), delay=4)
+    later = feed_server.serve("/later.xml", rss(numbered_items(2)))
+
+    running = import_feed.delay(slow)
+    wait_until(lambda: feed_server.hits("/slow.xml") == 1, 30, "the import never started")
+    private_broker.stop()
+    time.sleep(3)
+    private_broker.start()
+    result = import_feed.delay(later).get(timeout=60)
+
+    assert worker.watched.process.poll() is None, worker.log_tail()
+    assert worker.watched.process.pid == pid
+    assert (result["status"], result["created"]) == (Outcome.IMPORTED, 2)
+    assert running.get(timeout=30)["status"] == Outcome.IMPORTED  # the one in flight
+    assert Post.objects.filter(feed__url=slow).count() == 3
+    assert "Unrecoverable error" not in worker.output

@@ -4,6 +4,7 @@ the honeypot, the rate limit under concurrency, and stored XSS."""
 import ipaddress
 import threading
 import time
+import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlencode
 
@@ -114,14 +115,17 @@ def last_value(value):
 def expected_comment(form):
     """The stored fields for a valid form, or None when it must be refused.
 
-    Written from the form's rules (required, stripped, length, no NUL, the
-    honeypot), not by asking the form; the syntax of an address or a URL is
+    Written from the form's rules (required, stripped, length, no NUL, no
+    control or bidi-format character in a one-line field, the honeypot), not by
+    asking the form; the syntax of an address or a URL is
     Django's validators'.
     """
     if any(str(value).strip() for value in as_list(form["website"])):
         return None
     seen = {name: (last_value(value) or "").strip() for name, value in form.items()}
     if any("\x00" in value for value in seen.values()):
+        return None
+    if any(map(invisible_control, seen["name"] + seen["email_address"] + seen["homepage"])):
         return None
     if not 0 < len(seen["name"]) <= 64 or not 0 < len(seen["comment"]) <= 5000:
         return None
@@ -134,6 +138,18 @@ def expected_comment(form):
         return None
     fields = ("name", "comment", "email_address")
     return {name: seen[name] for name in fields} | {"homepage": homepage}
+
+
+BIDI_FORMAT = {"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"}
+
+
+def invisible_control(char):
+    """A control character, a line or paragraph separator, or a bidi override, isolate or mark."""
+    return (
+        unicodedata.category(char) in ("Cc", "Zl", "Zp")
+        or unicodedata.bidirectional(char) in BIDI_FORMAT
+        or char in "\u200e\u200f\u061c"  # the marks: LRM, RLM, ALM
+    )
 
 
 def an_address(text):
@@ -194,6 +210,13 @@ def entry_without_rate_limit(settings):
     },
     urlencoded=True,
     trusted=True,
+)
+# Always tried: a header injection through the name (refused: no line break in a name).
+@example(
+    form=VALID | {"website": "", "name": "Eve\r\nBcc: victim@example.com"},
+    headers={"HTTP_USER_AGENT": "", "HTTP_REFERER": "", "REMOTE_ADDR": "203.0.113.5"},
+    urlencoded=True,
+    trusted=False,
 )
 @hypothesis_settings(
     max_examples=1000,

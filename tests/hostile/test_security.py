@@ -138,7 +138,7 @@ def opml(urls):
 
 
 @pytest.mark.django_db
-def test_ssrf_rules_apply_to_opml_imports_too(feed_server, settings, tmp_path):
+def test_ssrf_rules_apply_to_opml_imports_too(feed_server, settings, tmp_path, memcached_cache):
     """Private addresses in any spelling are refused when the OPML is read, or when the URL
     is fetched for names that only DNS can tell (by the discovery fetch of opml_import, or by
     the import after ``--no-discover``): the local server is never reached."""
@@ -194,10 +194,10 @@ def compose_app_environment(values):
     return {name: re.sub(pattern, substitute, str(value)) for name, value in environment.items()}
 
 
-def test_compose_publishes_only_web_and_only_on_loopback():
-    """No service listens on the host's public interfaces: web on 127.0.0.1 (behind the TLS
-    proxy), postgres, redis and memcached not at all; X-Forwarded-For is believed only from
-    named proxies, never from every client."""
+def test_compose_publishes_only_the_proxy():
+    """Only nginx (proxy) listens on the host, on 80 and 443; web, postgres, redis and
+    memcached publish nothing. X-Forwarded-For is believed only from named proxies, never
+    from every client."""
     compose = yaml.safe_load((BASE / "docker-compose.yml").read_text())
     published = {
         name: service["ports"]
@@ -206,8 +206,7 @@ def test_compose_publishes_only_web_and_only_on_loopback():
     }
     environment = compose["x-app"]["environment"]
 
-    assert list(published) == ["web"]
-    assert all(str(port).startswith("127.0.0.1:") for port in published["web"])
+    assert published == {"proxy": ["80:80", "443:443"]}
     assert "BLOG_TRUST_X_FORWARDED_FOR" not in environment
     assert "BLOG_TRUSTED_PROXIES" in environment
 

@@ -5,6 +5,7 @@ against what exists: modules, commands, queues, settings.
 """
 
 import importlib
+import json
 import re
 import shlex
 import subprocess
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from django.conf import settings
+from django.conf import global_settings, settings
 from django.core.management import get_commands
 
 from project import settings as project_settings
@@ -171,13 +172,61 @@ def test_compose_beat_and_migrate_commands_exist(compose):
     assert all(step[2] in get_commands() for step in steps)
 
 
+def test_compose_restarts_every_long_running_service(compose):
+    """A service whose process dies comes back (issue 43); the one-shot migrate does not run
+    again once it has finished."""
+    for name in ("postgres", "redis", "memcached", "web", *WORKER_SERVICES, "beat"):
+        assert compose["services"][name].get("restart") == "unless-stopped", name
+    assert compose["services"]["migrate"]["restart"] == "no"
+
+
 def test_compose_healthchecks(compose):
     """Services that can answer have a healthcheck; web's probes the health URL."""
     for name in ("postgres", "redis", "memcached", "web", *WORKER_SERVICES):
         assert "healthcheck" in compose["services"][name], name
     web_check = " ".join(compose["services"]["web"]["healthcheck"]["test"])
     assert "/healthz" in web_check
+    for name in WORKER_SERVICES:  # the check a worker waits on at start, and a ping
+        worker_check = " ".join(compose["services"][name]["healthcheck"]["test"])
+        assert "python -m project.workercheck celery@$$HOSTNAME" in worker_check  # compose: $$ is $
     assert any(re.fullmatch(pattern, "healthz") for pattern in settings.SECURE_REDIRECT_EXEMPT)
+
+
+def test_web_runs_gunicorn_on_the_shipped_config(compose):
+    """web (and the image's own command) run gunicorn with deploy/gunicorn.conf.py, whose
+    logger class exists; the proxy's upstream is the port it binds."""
+    command = command_of(compose["services"]["web"])
+    config = command[command.index("--config") + 1]
+    values = {}
+    exec((BASE / config).read_text(), values)  # gunicorn reads it the same way
+    module, _, name = values["logger_class"].rpartition(".")
+    assert getattr(importlib.import_module(module), name)
+    port = values["bind"].rpartition(":")[2]
+    assert compose["services"]["proxy"]["environment"]["WEB_ADDRESS"] == f"web:{port}"
+    assert f"CMD {json.dumps(command)}" in (BASE / "Dockerfile").read_text()
+
+
+def test_compose_proxy_fills_in_every_template_variable(compose):
+    """proxy mounts deploy/nginx/templates where the nginx image reads templates, and sets
+    every ${NAME} they use; deploy/tls/ (the certificate) is mounted where tls/on.conf reads."""
+    proxy = compose["services"]["proxy"]
+    templates = (BASE / "deploy" / "nginx" / "templates").rglob("*.template")
+    used = {name for path in templates for name in re.findall(r"\$\{([A-Z_]+)\}", path.read_text())}
+    assert used == set(proxy["environment"])
+    assert "./deploy/nginx/templates:/etc/nginx/templates:ro" in proxy["volumes"]
+    assert "./deploy/tls:/etc/nginx/tls:ro" in proxy["volumes"]
+
+
+def test_proxy_body_cap_is_the_largest_body_the_site_reads():
+    """nginx refuses bodies over the larger of a WebSub push's cap and a form's: each is read
+    whole by the view behind it, anything bigger would be refused there anyway."""
+    template = (BASE / "deploy" / "nginx" / "templates" / "default.conf.template").read_text()
+    megabytes = int(re.search(r"^client_max_body_size (\d+)m;", template, re.MULTILINE)[1])
+    largest = max(
+        project_settings.DJANGOFEEDS_MAX_BYTES, global_settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    )
+    assert not hasattr(project_settings, "DATA_UPLOAD_MAX_MEMORY_SIZE")  # Django's default
+    assert megabytes * 1024 * 1024 == largest
 
 
 def test_dockerfile_matches_python_and_requirements():

@@ -3,7 +3,7 @@
 import logging
 import sys
 
-from project.redact import HIDDEN, HideSecrets, hide_secrets
+from project.redact import HIDDEN, HideSecrets, hide_callback_tokens, hide_secrets
 
 
 def test_hide_secrets_replaces_every_configured_secret(settings):
@@ -29,3 +29,20 @@ def test_hide_secrets_filter_cleans_message_and_traceback(settings):
     assert HideSecrets().filter(record) is True
     assert settings.AKISMET_API_KEY not in record.getMessage()
     assert settings.AKISMET_API_KEY not in record.exc_text and HIDDEN in record.exc_text
+
+
+def test_hide_callback_tokens_hides_the_path_segment_after_websub():
+    """A WebSub callback's token is hidden wherever the app is mounted, query and the rest
+    kept; other paths are left alone."""
+    assert hide_callback_tokens("GET /feeds/websub/s3cr3T-_x/?hub.mode=a HTTP/1.1") == (
+        f"GET /feeds/websub/{HIDDEN}/?hub.mode=a HTTP/1.1"
+    )
+    assert hide_callback_tokens("Not Found: /x/websub/abc") == f"Not Found: /x/websub/{HIDDEN}"
+    assert hide_callback_tokens("/feeds/12/ websub/") == "/feeds/12/ websub/"
+
+
+def test_hide_secrets_hides_callback_tokens_too():
+    """Django's own lines ("Not Found: <path>") go through the same filter."""
+    assert hide_secrets("Not Found: /feeds/websub/tok123456/") == (
+        f"Not Found: /feeds/websub/{HIDDEN}/"
+    )

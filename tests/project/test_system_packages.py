@@ -30,7 +30,8 @@ def fresh_machine():
     """A bin folder with the tools the script uses and all it checks for but memcached."""
     folder = Path(tempfile.mkdtemp(prefix="system-packages-"))
     folder.chmod(0o777)  # the ordinary user's stand-in apt-get must be able to record too
-    programs = ("id", "dirname", "basename", "sh", "redis-server", "chromium", *MARIADB_BUILD)
+    programs = ("id", "dirname", "basename", "sh", "redis-server", "chromium", "nginx", "openssl")
+    programs += MARIADB_BUILD
     for program in programs:
         found = shutil.which(program)
         assert found, program

@@ -108,3 +108,21 @@ def type_in_shell(stack, command, stdin="", timeout=180):
 def manage(stack, *args):
     """``.venv/bin/python manage.py args`` in the stack's folder, from a fresh shell."""
     return type_in_shell(stack, shlex.join([".venv/bin/python", "manage.py", *args]))
+
+
+CHILD_COMMANDS = {"web": "runserver", "worker": "worker", "beat": "beat"}
+
+
+def child_pid(stack, name):
+    """The PID of the stack's child ``name`` (web, worker or beat), or None if none runs."""
+    for proc in Path("/proc").iterdir():
+        try:
+            if not proc.name.isdigit():
+                continue
+            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == stack.process.pid and CHILD_COMMANDS[name].encode() in argv:
+            return int(proc.name)
+    return None

@@ -13,17 +13,27 @@ from pathlib import Path
 import feedparser
 import nh3
 
-from djangofeeds.parsing import fastrss, feedparser_reader
+from djangofeeds.parsing import fastatom, fastrss, feedparser_reader
 from djangofeeds.parsing.entries import MAX_ENTRIES, NotAFeed, to_datetime
 from djangofeeds.parsing.feedparser_reader import stored
 from djangofeeds.parsing.readers import parse
-from djangofeeds.parsing.sanitize import CONTENT_TAGS, clean, markup_left, plain_text, web_link
+from djangofeeds.parsing.sanitize import (
+    CONTENT_TAGS,
+    clean,
+    markup_left,
+    plain_text,
+    safe_html,
+    title_text,
+    web_link,
+)
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "feedparser"
 # Every document is served as generic XML, so that feedparser reads it by its
 # own declaration (the corpus's HTTP header comments are not replayed).
 CONTENT_TYPE = "application/xml"
 TAG_NAME = re.compile(r"</?([a-zA-Z][a-zA-Z0-9]*)")
+URL_ATTRIBUTE = re.compile(r'\s(?:href|src)="([^"]*)"')
+HTML_TYPES = {"text/html", "application/xhtml+xml"}
 ACTIVE = re.compile(
     r"<script|<style|<iframe|<svg|<math|<form|<object|<embed|\son\w+\s*=|javascript:", re.I
 )
@@ -54,15 +64,16 @@ def check(path):
         if reading.version or reading.entries:
             found.add("rejected, feedparser found a feed")
         return found
-    if ours.parser == "fastrss":
+    if ours.parser in ("fastrss", "fastatom"):
         slow = feedparser_reader.parse(body, url=url, content_type=CONTENT_TYPE)
-        slow.parser = "fastrss"
+        slow.parser = ours.parser
         # Entries compare with their enclosures and categories; what they dropped is compared here.
         if slow != ours or slow.all_dropped() != ours.all_dropped():
             found.add("fast reader differs from the feedparser path")
-    for text in [ours.title, ours.description] + [
-        value for entry in ours.entries for value in (entry.title, entry.author)
-    ]:
+    # Titles declared plain text keep what looks like a tag ("Nice <gorilla>"): not markup.
+    literal = {title(e) for e in [reading.feed, *reading.entries] if declared_text(e)}
+    titles = [t for t in [ours.title, *(e.title for e in ours.entries)] if t not in literal]
+    for text in [ours.description, *titles, *(entry.author for entry in ours.entries)]:
         if markup_left(text):
             found.add("markup in a plain-text field")
     for entry in ours.entries:
@@ -70,7 +81,7 @@ def check(path):
             name.lower() not in CONTENT_TAGS for name in TAG_NAME.findall(entry.content)
         ):
             found.add("active markup in content")
-    if plain_text(reading.feed.get("title"), 500) != ours.title:
+    if title(reading.feed, 500) != ours.title:
         found.add("feed title")
     expected = [expectation(entry) for entry in reading.entries]
     for entry in ours.entries:
@@ -97,10 +108,11 @@ def visible_text(markup):
 def expectation(entry):
     """What feedparser's reading of an entry says we should store."""
     details = [*entry.get("content", []), entry.get("summary_detail")]
-    body = next((d["value"] for d in details if d and d.get("value")), "")
+    detail = next((d for d in details if d and d.get("value")), {})
+    body = detail.get("value", "")
     return {
         "guid": entry.get("id", "").strip(),
-        "title": plain_text(entry.get("title")),
+        "title": title(entry),
         "link": web_link(entry.get("link")),
         "author": plain_text(entry.get("author"))[:500],
         "published_at": to_datetime(
@@ -110,7 +122,25 @@ def expectation(entry):
         ),
         "updated_at": to_datetime(stored(entry, "updated_parsed")),
         "text": visible_text(body),
+        # feedparser resolved them (xml:base, the document's URL): the allowlist's only.
+        "links": links_of(safe_html(body)) if detail.get("type") in HTML_TYPES else [],
     }
+
+
+def links_of(markup):
+    """The link and image URLs of safe HTML, in order."""
+    return [html.unescape(url) for url in URL_ATTRIBUTE.findall(markup)]
+
+
+def declared_text(element):
+    """Whether feedparser read the element's title as plain text (Atom type="text", RSS text)."""
+    return (element.get("title_detail") or {}).get("type") == "text/plain"
+
+
+def title(element, limit=None):
+    """The title as we should store it: as written if feedparser read it as declared text,
+    else HTML made text."""
+    return title_text(element.get("title"), declared_text=declared_text(element), limit=limit)
 
 
 def compare(entry, expected):
@@ -127,6 +157,7 @@ def compare(entry, expected):
         "published_at": entry.published_at,
         "updated_at": entry.updated_at,
         "text": visible_text(entry.content),
+        "links": links_of(entry.content),
     }
     best = min(candidates, key=lambda e: sum(e[key] != value for key, value in mine.items()))
     found = {f"entry {key}" for key, value in mine.items() if best[key] != value}
@@ -135,5 +166,9 @@ def compare(entry, expected):
     return found
 
 
-def fast_reader_takes(path):
-    return fastrss.parse(path.read_bytes(), url=url_of(path), content_type=CONTENT_TYPE) is not None
+def fast_reader_takes(path, reader=fastrss):
+    return reader.parse(path.read_bytes(), url=url_of(path), content_type=CONTENT_TYPE) is not None
+
+
+def fast_atom_reader_takes(path):
+    return fast_reader_takes(path, fastatom)

@@ -56,7 +56,9 @@ class Command(BaseCommand):
                     + gettext("comment %(pk)s by %(name)s on %(entry)s")
                     % {"pk": comment.pk, "name": comment.name, "entry": comment.entry}
                 )
-        count = moderation.recheck(comments, detail="recheck_comments command")
+        count = moderation.recheck(
+            comments, detail="recheck_comments command", reason="recheck_queue"
+        )
         pending = Comment.objects.pending().count()
         if verbosity >= 1:
             self.stdout.write(

@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from djangofeeds.discovery import finder
 from djangofeeds.discovery.finder import Discovery, DiscoveryError
+from djangofeeds.importing.importer import EarlierFetch
 from djangofeeds.models import Feed, InvalidFeedURL
 
 
@@ -42,7 +43,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *, urls, import_now=False, every=False, discover=True, **options):
-        feeds, invalid = [], 0
+        feeds, invalid, earlier_fetches = [], 0, {}
         for url in urls:
             try:
                 found = finder.find(url) if discover else Discovery.as_given(url.strip())
@@ -50,6 +51,13 @@ class Command(BaseCommand):
                     feed, created = Feed.objects.subscribe(link.url)
                     feeds.append(feed.url)
                     self.report(feed, created, found)
+                    fetched_here = found.fetched is not None and link.url == found.url
+                    if import_now and created and fetched_here:
+                        # The feed was fetched and read to find it: imported from that
+                        # (kept only for an import: many URLs' documents are not held).
+                        earlier_fetches[feed.url] = EarlierFetch(
+                            found.fetched, found.parsed, found.fetch_ms
+                        )
             except DiscoveryError as exc:  # its message names the URL or page
                 self.stderr.write(self.style.ERROR(str(exc)))
                 invalid += 1
@@ -69,6 +77,7 @@ class Command(BaseCommand):
                 "import_feeds",
                 *feeds,
                 sync=True,
+                earlier_fetches=earlier_fetches,
                 verbosity=options["verbosity"],
                 stdout=self.stdout,
                 stderr=self.stderr,
@@ -92,10 +101,4 @@ class Command(BaseCommand):
         else:
             self.stdout.write(gettext("Already subscribed: %(url)s") % {"url": feed.url} + where)
         if found.unchecked:
-            self.stdout.write(
-                self.style.WARNING(
-                    "  "
-                    + gettext("not checked (%(why)s); the importer will retry it")
-                    % {"why": found.unchecked}
-                )
-            )
+            self.stdout.write(self.style.WARNING(found.unchecked_note()))

@@ -24,6 +24,10 @@ ORIGIN = ImportOrigin(worker="manage.py")  # on the runs of the imports --sync r
 
 
 class Command(BaseCommand):
+    # From code only (``addfeed --import``): ``{url: importer.EarlierFetch}``, the
+    # fetches discovery made already, which the imports here use instead of fetching.
+    stealth_options = ("earlier_fetches",)
+
     @property
     def help(self):
         # At call time: argparse cannot take a lazy string for the command's description.
@@ -63,7 +67,7 @@ class Command(BaseCommand):
         urls = self.select(options["urls"], options)
         self.verbosity = options["verbosity"]
         if options["sync"]:
-            results = self.import_here(urls)
+            results = self.import_here(urls, options.get("earlier_fetches") or {})
         elif options["wait"]:
             results = self.import_and_wait(urls, options["timeout"])
         else:
@@ -91,12 +95,13 @@ class Command(BaseCommand):
             urls = Feed.objects.due().values_list("url", flat=True)
         return list(dict.fromkeys(urls))  # once each, in order
 
-    def import_here(self, urls):
+    def import_here(self, urls, earlier_fetches):
         bar = ProgressBar(self.stdout, len(urls), enabled=self.verbosity > 0)
         results = []
         for url in urls:
+            options = {"task_name": IMPORT_FEED, "origin": ORIGIN}
             try:
-                result = reply(run_import(url, task_name=IMPORT_FEED, origin=ORIGIN))
+                result = reply(run_import(url, prefetch=earlier_fetches.get(url), **options))
             except LockUnavailable as exc:
                 result = failed_reply(url, str(exc))
             results.append(result)
@@ -220,9 +225,10 @@ class TaskResults:
 class ImportRuns:
     """Each import's end as the app records it, for a host without a result backend.
 
-    Every attempt of ``import_feed`` writes an ``ImportRun`` under its task id.
-    A failed attempt whose feed is still claimed will be retried (the lock cache
-    was unreachable); any other run is the import's last.
+    Every attempt of ``import_feed`` writes an ``ImportRun`` under its task id;
+    its retries while the lock cache is down update one run (``refusals.refused``),
+    which then carries the retrying task's id. A failed attempt whose feed is
+    still claimed will be retried; any other run is the import's last.
     """
 
     def __init__(self, queued):

@@ -16,6 +16,7 @@ from djangofeeds.importing.runner import lock_key
 from djangofeeds.locking.fence import next_fence
 from djangofeeds.locking.hosts import host_slots
 from djangofeeds.models import Feed, ImportRun, Outcome, RefreshRun
+from djangofeeds.search.indexing import INDEX_POSTS
 from djangofeeds.tasks import import_feed_batch, refresh_feeds
 from localservers.feed_server import FeedServer, numbered_items, rss
 from localservers.waiting import wait_until
@@ -37,11 +38,16 @@ def two_hosts():
 
 
 def queued(broker):
-    """``(task, args, kwargs, eta)`` of each message in the feeds queue, oldest first."""
+    """``(task, args, kwargs, eta)`` of each import message in the feeds queue, oldest first.
+
+    Not the search indexing an import sends after it commits (PostgreSQL).
+    """
     client = redis.Redis.from_url(broker.url)
     found = []
     for raw in reversed(client.lrange(redis_list_key("feeds"), 0, -1)):
         message = json.loads(raw)
+        if message["headers"]["task"] == INDEX_POSTS:
+            continue
         args, kwargs, _ = json.loads(base64.b64decode(message["body"]))
         found.append((message["headers"]["task"], args, kwargs, message["headers"]["eta"]))
     return found

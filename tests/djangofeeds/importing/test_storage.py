@@ -1,5 +1,6 @@
 """djangofeeds.importing.storage: posts stored in batches, in place, bounded, with few queries."""
 
+import logging
 import random
 
 import pytest
@@ -81,3 +82,53 @@ def test_import_feed_first_import_looks_up_known_posts_once(
     assert len(post_selects(first)) == 1 and "LIMIT 1" in post_selects(first)[0]
     assert (result.run.created, result.run.updated) == (0, 0)
     assert len(post_selects(second)) == 3
+
+
+def atom_entry(updated, title, content):
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>'
+        '<feed xmlns="http://www.w3.org/2005/Atom"><title>Edited</title>'
+        "<id>urn:feed</id><updated>2026-11-28T03:00:00Z</updated>"
+        f"<entry><id>urn:entry:1</id><title>{title}</title>"
+        f'<updated>{updated}</updated><content type="html">{content}</content></entry></feed>'
+    ).encode()
+
+
+def test_a_poll_of_an_older_copy_never_rolls_a_post_back(feed_server, caplog):
+    """A stale copy (a CDN's, a mirror's) dated before the stored post leaves it as it is,
+    and the log says so; a newer one still replaces it."""
+    url = feed_server.serve("/edited.xml", atom_entry("2026-11-28T02:00:00Z", "Second", "Two"))
+    import_url(url)
+    feed_server.serve("/edited.xml", atom_entry("2026-11-28T01:00:00Z", "First", "One"))
+
+    with caplog.at_level(logging.INFO, logger="djangofeeds.importing.storage"):
+        result = import_url(url)
+
+    assert f"Feed {url}: post urn:entry:1 kept, the entry is older" in caplog.messages
+
+    post = Post.objects.get()
+    assert (post.title, post.content, post.updated_at.hour) == ("Second", "Two", 2)
+    assert (result.run.created, result.run.updated) == (0, 0)
+    feed_server.serve("/edited.xml", atom_entry("2026-11-28T03:00:00Z", "Third", "Three"))
+    assert import_url(url).run.updated == 1
+    assert Post.objects.get().title == "Third"
+
+
+def test_an_undated_version_seen_before_never_replaces_the_post(feed_server):
+    """Without dates, an entry holding a version its post had before is an older copy: the
+    post keeps its newest; a version never seen replaces it. Only the last 8 are kept."""
+    items = [{"guid": "undated", "title": "A", "description": "First"}]
+    url = feed_server.serve("/undated.xml", rss(items))
+    import_url(url)
+    for title in ("B", "A"):  # B, then A replayed
+        feed_server.serve("/undated.xml", rss([items[0] | {"title": title}]))
+        import_url(url)
+    assert Post.objects.get().title == "B"
+
+    for title in ("C", "D", "E", "F", "G", "H", "I", "J", "K", "A"):
+        feed_server.serve("/undated.xml", rss([items[0] | {"title": title}]))
+        import_url(url)
+    # A was 10 versions ago: forgotten, so taken as new.
+    post = Post.objects.get()
+    assert post.title == "A"
+    assert len(post.earlier_checksums.split()) == 8

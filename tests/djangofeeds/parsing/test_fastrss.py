@@ -137,7 +137,11 @@ ITUNES = ' xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"'
 @pytest.mark.parametrize(
     ("item", "namespaces"),
     [
-        ('<media:content url="https://cdn.example.com/a.mp4" type="video/mp4"/>', MEDIA_RSS),
+        (
+            '<media:content url="https://cdn.example.com/a.mp4"><media:title>Clip</media:title>'
+            "</media:content>",
+            MEDIA_RSS,
+        ),
         ("<itunes:keywords>redis, rabbitmq</itunes:keywords>", ITUNES),
         ('<enclosure url="https://cdn.example.com/a.mp3" href="https://other.example/"/>', ""),
         ('<enclosure URL="https://cdn.example.com/a.mp3"/>', ""),
@@ -148,9 +152,9 @@ ITUNES = ' xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"'
     ],
 )
 def test_what_the_fast_reader_cannot_reproduce_goes_to_feedparser(item, namespaces):
-    """Media RSS, iTunes tags, unknown attributes, an enclosure with text, an empty category
-    (feedparser gives its domain to the next one), nested markup: refused, and ``parse``
-    stores feedparser's reading."""
+    """Media RSS with a title, iTunes keywords, unknown attributes, an enclosure with text,
+    an empty category (feedparser gives its domain to the next one), nested markup:
+    refused, and ``parse`` stores feedparser's reading."""
     body = document(item, namespaces=namespaces)
 
     assert fastrss.parse(body, url=URL, content_type=RSS) is None
@@ -168,18 +172,16 @@ def test_an_empty_category_with_a_domain_would_lend_it_to_the_next_one():
     ]
 
 
-def test_media_content_still_becomes_an_enclosure_through_feedparser():
-    """An item with <media:content> is read by feedparser: its URL is stored after the
-    <enclosure>'s."""
+def test_media_content_becomes_an_enclosure_after_the_rss_one():
+    """An item's <media:content> URL is stored after the <enclosure>'s, by both readers."""
     body = document(
         '<enclosure url="https://cdn.example.com/a.mp3" type="audio/mpeg" length="5"/>'
         '<media:content url="https://cdn.example.com/a.pdf" type="application/pdf"/>',
         namespaces=MEDIA_RSS,
     )
 
-    feed = parse(body, url=URL, content_type=RSS)
+    feed = read_by_both(body)
 
-    assert feed.parser == "feedparser"
     assert feed.entries[0].enclosures == [
         ParsedEnclosure("https://cdn.example.com/a.mp3", "audio/mpeg", 5),
         ParsedEnclosure("https://cdn.example.com/a.pdf", "application/pdf"),

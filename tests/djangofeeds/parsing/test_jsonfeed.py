@@ -10,6 +10,7 @@ from django.core.management import call_command
 
 from djangofeeds.models import Feed, Outcome, Post
 from djangofeeds.parsing.jsonfeed import MAX_DEPTH
+from djangofeeds.parsing.readers import parse
 from djangofeeds.tasks import import_feed as import_feed_task
 from localservers.feed_server import json_feed, numbered_items, rss
 from tests.support.importing import import_url
@@ -205,3 +206,33 @@ def test_json_feed_with_an_unparsable_link_in_its_html_drops_the_link(feed_serve
         link + '<img loading="lazy" referrerpolicy="no-referrer">',
         link + '<img referrerpolicy="no-referrer" loading="lazy">',
     )
+
+
+def test_json_feed_podcast_details_follow_the_rss_rules():
+    """An item's image, else its banner_image; the first attachment's duration_in_seconds that
+    is a duration (not a boolean, not negative); the feed's icon, else its favicon."""
+    items = [
+        {
+            "id": "a",
+            "content_text": "A",
+            "image": "data:image/png;base64,AAAA",
+            "banner_image": "banners/a.png",
+            "attachments": [
+                {"url": "https://cdn.example.com/a.mp3", "duration_in_seconds": True},
+                {"url": "https://cdn.example.com/a.m4a", "duration_in_seconds": -3},
+                {"url": "https://cdn.example.com/a.ogg", "duration_in_seconds": 61.9},
+            ],
+        },
+        {"id": "b", "content_text": "B", "attachments": "not a list"},
+    ]
+    body = json_feed(items, favicon="/favicon.ico")
+
+    feed = parse(body, url="https://radio.example.com/feed.json")
+
+    assert feed.image_url == "https://radio.example.com/favicon.ico"
+    first, second = sorted(feed.entries, key=lambda entry: entry.guid)
+    assert (first.podcast.image_url, first.podcast.duration) == (
+        "https://radio.example.com/banners/a.png",
+        61,
+    )
+    assert not second.podcast

@@ -64,12 +64,14 @@ def test_parse_says_in_words_why_bytes_are_no_feed(body, reason):
     ("body", "content_type", "reader"),
     [
         (rss(numbered_items(2)), "application/rss+xml", "fastrss"),
-        (fixture("atom10.xml"), "application/atom+xml", "feedparser"),
+        (fixture("atom10.xml"), "application/atom+xml", "fastatom"),
+        (fixture("rss10.xml"), "application/rss+xml", "feedparser"),
         (fixture("jsonfeed-attachments.json"), "application/feed+json", "jsonfeed"),
     ],
 )
 def test_parse_picks_the_reader_for_the_document(body, content_type, reader):
-    """Simple RSS goes to the fast reader, Atom to feedparser, JSON Feed to its own reader."""
+    """Simple RSS and Atom 1.0 go to the fast readers, RSS 1.0 to feedparser, JSON Feed to its
+    own reader."""
     parsed = parse(body, url="https://example.com/feed", content_type=content_type)
 
     assert parsed.parser == reader and parsed.entries

@@ -1,7 +1,13 @@
 """djangofeeds.parsing.sanitize: feed text made safe to store and show."""
 
-import pytest
+import string
+from urllib.parse import urljoin
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from djangofeeds.parsing import sanitize
 from djangofeeds.parsing.sanitize import clean, plain_text, safe_html, text_html, web_link
 
 
@@ -89,3 +95,29 @@ def test_web_link_keeps_only_http_links_of_sane_length(url, link):
 def test_text_html_escapes_text_and_keeps_its_paragraphs():
     """Plain text becomes escaped HTML paragraphs with line breaks."""
     assert text_html("a <b>\nb\n\nc") == "<p>a &lt;b&gt;<br>b</p>\n\n<p>c</p>"
+
+
+URL_CHARACTERS = string.ascii_letters + string.digits + "/?#;:@.-_~%&=+[] \t"
+URL_PARTS = st.text(alphabet=URL_CHARACTERS, max_size=12)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(scheme=st.sampled_from(["http", "https", "HTTP", "ftp"]), host=URL_PARTS, rest=URL_PARTS)
+def test_a_url_the_resolver_keeps_as_written_is_one_urljoin_gives_back_unchanged(
+    scheme, host, rest
+):
+    """The shortcut for absolute links never stores what urljoin would not."""
+    url = f"{scheme}://{host}{rest}"
+    if sanitize.PLAIN_ABSOLUTE.fullmatch(url):
+        for base in ("http://example.org/a/b", "https://feed.example/x;y?z#w"):
+            assert urljoin(base, url) == url
+
+
+def test_relative_and_odd_links_are_still_resolved():
+    base = "http://example.org/blog/post"
+    html = '<a href=" ../a">1</a><a href="HTTP://X.org/b">2</a><a href="http://x.org/c?">3</a>'
+    assert sanitize.safe_html(html, base) == (
+        '<a href="http://example.org/a" rel="noopener noreferrer nofollow">1</a>'
+        '<a href="http://X.org/b" rel="noopener noreferrer nofollow">2</a>'
+        '<a href="http://x.org/c" rel="noopener noreferrer nofollow">3</a>'
+    )

@@ -92,6 +92,18 @@ def test_callback_refuses_a_body_over_the_cap(client, active, queued, settings):
     assert queued == []
 
 
+def test_a_chunked_push_the_server_cannot_read_is_411_not_a_forgery(client, active, queued, caplog):
+    """Under a server that does not end a chunked body for the app (Django's own, the test
+    client), the push is answered 411 Length Required, so the hub retries, and is not
+    logged as a forgery. (Under gunicorn it is read: test_push_workers.)"""
+    with caplog.at_level(logging.WARNING, logger="djangofeeds.views"):
+        response = push(client, active, BODY, CONTENT_LENGTH="", HTTP_TRANSFER_ENCODING="chunked")
+    assert response.status_code == 411
+    assert queued == []
+    assert "chunked body this server cannot read" in caplog.text
+    assert "signature" not in caplog.text
+
+
 def test_callback_of_unknown_or_inactive_subscription_is_404(client, active, queued):
     """A push to a token we never gave, or to a subscription not active, is 404."""
     Subscription.objects.filter(pk=active.pk).update(state=State.UNSUBSCRIBED)
@@ -179,3 +191,31 @@ def test_lapsed_lease_means_normal_polling(active, feed_server):
     )
     poll(url)
     assert Feed.objects.get().next_check_at < timezone.now() + timedelta(hours=2)
+
+
+def pushed_atom(updated, title):
+    return (
+        '<feed xmlns="http://www.w3.org/2005/Atom"><title>Pushed</title><id>urn:pushed</id>'
+        f"<updated>{updated}</updated><entry><id>urn:pushed:1</id><title>{title}</title>"
+        f"<updated>{updated}</updated><content>{title} body</content></entry></feed>"
+    ).encode()
+
+
+def test_a_replayed_older_push_never_rolls_a_post_back(active):
+    """The 01:00 push's exact bytes, replayed after the 02:00 push was stored, change
+    nothing: title, content and update time stay the 02:00 ones."""
+    first = pushed_atom("2026-11-28T01:00:00Z", "One o'clock")
+    second = pushed_atom("2026-11-28T02:00:00Z", "Two o'clock")
+    for body in (first, second):
+        store_push.apply(args=(active.pk, base64.b64encode(body).decode())).get()
+    assert Post.objects.get().title == "Two o'clock"
+
+    replay = store_push.apply(args=(active.pk, base64.b64encode(first).decode())).get()
+
+    assert (replay["created"], replay["updated"]) == (0, 0)
+    post = Post.objects.get()
+    assert (post.title, post.content, post.updated_at.hour) == (
+        "Two o'clock",
+        "<p>Two o'clock body</p>",
+        2,
+    )

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from djangofeeds.models import Category, Post
 from djangofeeds.search import MAX_QUERY_CHARS, clean_query, search_posts, substring
+from djangofeeds.search.indexing import index_posts
 from djangofeeds.search.schema import FTS_TABLE, repair_sqlite, sqlite_fts_ready
 from djangofeeds.views import POSTS_PER_PAGE
 from localservers.feed_server import rss
@@ -111,11 +112,13 @@ def test_search_posts_finds_imported_posts_and_follows_reimports(feed_server):
     ]
     url = feed_server.serve("/feed.xml", rss(items))
     import_url(url)
+    index_posts()  # PostgreSQL: the task an import sends after it commits
     assert titles(search_posts(Post.objects.all(), "aardvark")) == ["First"]
 
     items[0]["description"] = "&lt;p&gt;A pangolin rolls up.&lt;/p&gt;"
     feed_server.serve("/feed.xml", rss(items))
     assert import_url(url).run.updated == 1
+    index_posts()
 
     assert titles(search_posts(Post.objects.all(), "pangolin")) == ["First"]
     assert titles(search_posts(Post.objects.all(), "aardvark")) == []

@@ -1,0 +1,13 @@
+import datetime
+
+from reader import Content
+from reader import Enclosure
+from reader._types import EntryData
+from reader._types import FeedData
+
+feed = FeedData(
+    url=f'{url_base}10.json',
+    version='json10',
+)
+
+entries = []
