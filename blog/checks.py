@@ -3,14 +3,15 @@
 - ``blog.E001``: the spam backend in use cannot be loaded.
 - ``blog.E002``: ``BLOG_TRUSTED_PROXIES`` is not a list of IP addresses or networks.
 - ``blog.E003``: a setting of the wrong type or out of range.
+- ``blog.W001``: comments are held for moderation, and no moderator is mailed.
 """
 
 import ipaddress
 
-from django.core.checks import Error, register
+from django.core.checks import Error, Warning, register
 from django.core.exceptions import ImproperlyConfigured
 
-from blog import conf, spam
+from blog import conf, notices, spam
 
 # Whole numbers, each with its smallest sensible value.
 WHOLE_NUMBERS = {
@@ -23,6 +24,10 @@ WHOLE_NUMBERS = {
     "BLOG_SPAM_RECHECK_AFTER_MINUTES": 1,
     "BLOG_SPAM_PURGE_AFTER_DAYS": 1,
     "BLOG_SPAM_MAX_LINKS": 0,
+    "BLOG_MODERATION_LINK_DAYS": 1,
+    "BLOG_MAIL_RETRY_BACKOFF": 1,
+    "BLOG_MAIL_RETRY_BACKOFF_MAX": 1,
+    "BLOG_MAIL_MAX_RETRIES": 0,
 }
 
 
@@ -80,3 +85,17 @@ def check_numbers(app_configs, **kwargs):
                 )
             )
     return errors
+
+
+@register()
+def check_moderators(app_configs, **kwargs):
+    """blog.W001: held comments would wait with no one told (no BLOG_MODERATORS, no MANAGERS)."""
+    if conf.BLOG_HOLD_FOR_MODERATION and not notices.moderators():
+        return [
+            Warning(
+                "BLOG_HOLD_FOR_MODERATION is on, and no moderator is mailed the comments held.",
+                hint='Set BLOG_MODERATORS (or MANAGERS), e.g. ["Ann <ann@example.com>"].',
+                id="blog.W001",
+            )
+        ]
+    return []

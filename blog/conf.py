@@ -50,6 +50,17 @@ DEFAULTS = {
     "BLOG_TRUST_APPROVED": True,
     # An entry's comments close this many days after its publication (None: never).
     "BLOG_CLOSE_AFTER_DAYS": None,
+    # The site's address, for the links in the blog's mails (None: AKISMET_BLOG_URL).
+    "BLOG_SITE_URL": None,
+    # A moderator's one-click links (publish, spam) in a mail work this many days.
+    "BLOG_MODERATION_LINK_DAYS": 7,
+    # The mail tasks' retries when the mail server fails: first backoff, cap
+    # (seconds) and count (the defaults retry for about three hours; the cap stays
+    # under Redis's one-hour visibility timeout); after the last, the comment's
+    # history says so and the sweeper (recheck_pending_comments) queues it again.
+    "BLOG_MAIL_RETRY_BACKOFF": 60,
+    "BLOG_MAIL_RETRY_BACKOFF_MAX": 1800,
+    "BLOG_MAIL_MAX_RETRIES": 10,
     # Akismet: the key (unset: local rules), the site it is for, and its API.
     "AKISMET_API_KEY": "",
     "AKISMET_BLOG_URL": "http://localhost:8000/",
@@ -77,6 +88,11 @@ BLOG_MODERATORS: Sequence[str | tuple[str, str]] | None
 BLOG_HOLD_FOR_MODERATION: bool
 BLOG_TRUST_APPROVED: bool
 BLOG_CLOSE_AFTER_DAYS: int | None
+BLOG_SITE_URL: str | None
+BLOG_MODERATION_LINK_DAYS: int
+BLOG_MAIL_RETRY_BACKOFF: int
+BLOG_MAIL_RETRY_BACKOFF_MAX: int
+BLOG_MAIL_MAX_RETRIES: int
 AKISMET_API_KEY: str
 AKISMET_BLOG_URL: str
 AKISMET_API_URL: str

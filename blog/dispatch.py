@@ -11,6 +11,7 @@ import logging
 from celery import current_app
 
 from blog.models import CommentEvent
+from blog.notices import MAILS, record
 
 logger = logging.getLogger(__name__)
 
@@ -59,5 +60,17 @@ def dispatch_feedback(name, comment_id):
             kind=CommentEvent.Kind.FEEDBACK_FAILED,
             detail=f"{name} not queued ({type(exc).__name__}): mark the comment again",
         )
+        return False
+    return True
+
+
+def dispatch_mail(mail, comment_id):
+    """Queue one of blog.notices' mails (``MODERATORS``, ``REPLY_NOTICE``) about a comment;
+    when the broker is down, the history says so and the sweeper queues it again."""
+    try:
+        send(MAILS[mail][1], comment_id=comment_id)
+    except Exception as exc:
+        logger.warning("could not queue the %s mail of comment %s: %r", mail, comment_id, exc)
+        record(comment_id, CommentEvent.Kind.MAIL_FAILED, mail, f"not queued ({exc!r})")
         return False
     return True

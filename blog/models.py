@@ -143,6 +143,11 @@ class CommentEvent(models.Model):
         PUBLISHED = "published", _("published")
         FEEDBACK_SENT = "feedback_sent", _("feedback sent")
         FEEDBACK_FAILED = "feedback_failed", _("feedback failed")
+        # The blog's mails (blog.notices); the detail starts with which mail.
+        MAIL_SENT = "mail_sent", _("mail sent")
+        MAIL_FAILED = "mail_failed", _("mail failed")
+        MAIL_QUEUED_AGAIN = "mail_queued_again", _("mail queued again")
+        UNSUBSCRIBED = "unsubscribed", _("reply notices stopped")
 
     comment = models.ForeignKey(
         Comment, on_delete=models.CASCADE, related_name="events", verbose_name=_("comment")

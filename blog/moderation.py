@@ -15,8 +15,15 @@ from django.db.models import Q
 from django.utils import timezone
 
 from blog import conf
-from blog.dispatch import SUBMIT_HAM, SUBMIT_SPAM, dispatch_check, dispatch_feedback
+from blog.dispatch import (
+    SUBMIT_HAM,
+    SUBMIT_SPAM,
+    dispatch_check,
+    dispatch_feedback,
+    dispatch_mail,
+)
 from blog.models import Comment, CommentEvent, SpamServiceStatus
+from blog.notices import MODERATORS, REPLY_NOTICE
 from blog.signals import comment_judged
 from blog.spam_backends import Verdict
 
@@ -30,7 +37,7 @@ VERDICTS = {
 }
 
 
-def _change_status(comments, new_status, kind, actor, only_from=None):
+def _change_status(comments, new_status, kind, actor, only_from=None, detail=""):
     changed = []
     with transaction.atomic():
         for comment in comments:
@@ -38,14 +45,16 @@ def _change_status(comments, new_status, kind, actor, only_from=None):
             if only_from:
                 rows = rows.filter(status=only_from)
             if rows.update(status=new_status):
-                CommentEvent.objects.create(comment_id=comment.pk, kind=kind, actor=actor)
+                CommentEvent.objects.create(
+                    comment_id=comment.pk, kind=kind, actor=actor, detail=detail
+                )
                 changed.append(comment.pk)
     return changed
 
 
-def mark_spam(comments, actor=None):
+def mark_spam(comments, actor=None, detail=""):
     """Moderator says spam: status spam, and Akismet is told (submit-spam)."""
-    changed = _change_status(comments, Status.SPAM, Kind.MARKED_SPAM, actor)
+    changed = _change_status(comments, Status.SPAM, Kind.MARKED_SPAM, actor, detail=detail)
     for pk in changed:
         transaction.on_commit(partial(dispatch_feedback, SUBMIT_SPAM, pk), robust=True)
     return len(changed)
@@ -56,7 +65,16 @@ def mark_ham(comments, actor=None):
     changed = _change_status(comments, Status.PUBLISHED, Kind.MARKED_HAM, actor)
     for pk in changed:
         transaction.on_commit(partial(dispatch_feedback, SUBMIT_HAM, pk), robust=True)
+    announce_replies(changed)
     return len(changed)
+
+
+def announce_replies(published):
+    """After commit, queue the reply notice of each reply among the ``published`` ids (the
+    task decides whether the comment answered asked for one)."""
+    replies = Comment.objects.filter(pk__in=published, parent__isnull=False)
+    for pk in replies.values_list("pk", flat=True):
+        transaction.on_commit(partial(dispatch_mail, REPLY_NOTICE, pk), robust=True)
 
 
 def record_verdict(comment, verdict, backend):
@@ -94,6 +112,10 @@ def record_verdict(comment, verdict, backend):
     )
     # Robust: a failing receiver is logged, and the verdict (committed) stands.
     transaction.on_commit(send, robust=True)
+    if status == Status.PENDING:  # held for a moderator
+        transaction.on_commit(partial(dispatch_mail, MODERATORS, comment.pk), robust=True)
+    elif status == Status.PUBLISHED and comment.parent_id:
+        transaction.on_commit(partial(dispatch_mail, REPLY_NOTICE, comment.pk), robust=True)
     return status == Status.SPAM
 
 
@@ -129,9 +151,12 @@ def is_trusted(comment):
     return approved.exclude(comment_id=comment.pk).exists()
 
 
-def publish(comments, actor=None):
+def publish(comments, actor=None, detail=""):
     """Publish pending comments without waiting for the check (no feedback sent)."""
-    changed = _change_status(comments, Status.PUBLISHED, Kind.PUBLISHED, actor, Status.PENDING)
+    changed = _change_status(
+        comments, Status.PUBLISHED, Kind.PUBLISHED, actor, Status.PENDING, detail
+    )
+    announce_replies(changed)
     return len(changed)
 
 

@@ -1,4 +1,4 @@
-"""The blog's Celery tasks: thin wrappers over blog.spam and blog.moderation.
+"""The blog's Celery tasks: thin wrappers over blog.spam, blog.moderation and blog.notices.
 
 The spam service's tasks share one retry idiom (``SpamServiceTask``): what the
 backend says may succeed later (``TemporaryFailure``: network errors, timeouts,
@@ -9,6 +9,7 @@ key or blog URL) is recorded and not retried: only an operator can fix it.
 """
 
 import logging
+import smtplib
 from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,8 @@ from celery import Task, shared_task
 from celery.exceptions import Retry
 from django.utils import timezone
 
-from blog import conf, moderation, spam
+from blog import conf, moderation, notices, spam
+from blog.dispatch import dispatch_mail
 from blog.models import Comment, CommentEvent
 from blog.spam_backends import Refused, TemporaryFailure
 
@@ -165,9 +167,87 @@ def submit_ham(self: SpamServiceTask, comment_id: int) -> bool:
     return send_feedback(self, comment_id, spam.submit_ham, "submit-ham")
 
 
+class MailTask(Task):
+    """A task that sends one of blog.notices' mails (``mail``). A mail server that fails
+    or cannot be reached is tried again with exponential backoff; after the last retry
+    the comment's history says so, and recheck_pending_comments queues it again. A
+    server that refuses the recipients for good (5xx) is not retried."""
+
+    mail = ""
+    autoretry_for = (smtplib.SMTPException, OSError)
+    dont_autoretry_for = (smtplib.SMTPRecipientsRefused,)
+    retry_jitter = False  # few tasks: the full backoff, so that retries span the hours
+    acks_late = True
+    track_started = False
+
+    @property
+    def retry_backoff(self) -> int:
+        return conf.BLOG_MAIL_RETRY_BACKOFF
+
+    @property
+    def retry_backoff_max(self) -> int:
+        return conf.BLOG_MAIL_RETRY_BACKOFF_MAX
+
+    @property
+    def max_retries(self) -> int:
+        return conf.BLOG_MAIL_MAX_RETRIES
+
+    def on_retry(
+        self,
+        exc: BaseException,
+        task_id: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        einfo: "ExceptionInfo",
+    ) -> None:
+        logger.warning(
+            "comment %s: the %s mail was not sent (%s); retry %s of %s",
+            comment_id_of(args, kwargs),
+            self.mail,
+            describe(exc),
+            self.request.retries + 1,
+            self.max_retries,
+        )
+
+    def on_failure(
+        self,
+        exc: BaseException,
+        task_id: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        einfo: "ExceptionInfo",
+    ) -> None:
+        """The history says why the mail was not sent; a mail server's failure (not a bug
+        of a template: that one's traceback is logged) is queued again by the sweeper,
+        unless the server refused the recipients for good."""
+        comment_id = comment_id_of(args, kwargs)
+        if isinstance(exc, smtplib.SMTPRecipientsRefused):
+            notices.record(comment_id, Kind.MAIL_FAILED, self.mail, notices.refused(exc))
+        elif isinstance(exc, self.autoretry_for):
+            retries = self.request.retries
+            detail = f"{describe(exc)} (after {retries} retries)"
+            notices.record(comment_id, Kind.MAIL_FAILED, self.mail, detail)
+
+
+@shared_task(bind=True, base=MailTask, mail=notices.MODERATORS)
+def mail_moderators(self: MailTask, comment_id: int) -> bool:
+    """Mail the moderators a comment held for them; True when a mail was sent."""
+    return notices.mail_moderators(comment_id)
+
+
+@shared_task(bind=True, base=MailTask, mail=notices.REPLY_NOTICE)
+def mail_reply_notice(self: MailTask, comment_id: int) -> bool:
+    """Mail a published reply to the commenter who asked to hear of replies; True when sent."""
+    return notices.mail_reply_notice(comment_id)
+
+
 @shared_task
 def recheck_pending_comments() -> int:
-    """Re-dispatch comments pending too long (broker down at POST time, lost tasks)."""
+    """Re-dispatch comments pending too long (broker down at POST time, lost tasks), and
+    queue again the mails whose tasks gave up or were never queued."""
+    for comment_id, mail in notices.mails_to_queue_again():
+        notices.record(comment_id, Kind.MAIL_QUEUED_AGAIN, mail)
+        dispatch_mail(mail, comment_id)
     minutes = conf.BLOG_SPAM_RECHECK_AFTER_MINUTES
     stale = moderation.stale_pending(minutes)
     if spam.is_misconfigured():

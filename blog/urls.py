@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from blog import views
+from blog import mail_views, views
 from blog.feeds import EntryCommentsFeed, LatestEntriesFeed
 
 app_name = "blog"
@@ -10,6 +10,9 @@ urlpatterns = [
     path("", views.entry_list, name="entry_list"),
     # Before <slug>/, which would take "feed" too: an entry cannot have that slug (Entry.clean).
     path("feed/", LatestEntriesFeed(), name="feed"),
+    # The links of the blog's mails (blog.mail_links): three segments, no entry's page.
+    path("comments/moderate/<str:token>/", mail_views.moderate_by_mail, name="moderate_by_mail"),
+    path("comments/unsubscribe/<str:token>/", mail_views.unsubscribe, name="unsubscribe"),
     path("<slug:slug>/", views.entry_detail, name="entry_detail"),
     path("<slug:slug>/comment/", views.add_comment, name="add_comment"),
     path("<slug:slug>/comments/feed/", EntryCommentsFeed(), name="entry_comments_feed"),

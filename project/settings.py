@@ -166,6 +166,32 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
+# --- Mail (the blog's notices, sent by its tasks) ----------------------------
+
+# Django's SMTP backend on the host's mail server. With DEBUG on and no
+# EMAIL_HOST, the console backend prints each mail in the worker's log instead.
+EMAIL_HOST = env_str("EMAIL_HOST")
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends."
+    + ("console" if DEBUG and not EMAIL_HOST else "smtp")
+    + ".EmailBackend",
+)
+EMAIL_HOST = EMAIL_HOST or "localhost"
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+# Seconds a mail server may take: a hung one fails the task, which is retried.
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = env_str("DJANGO_DEFAULT_FROM_EMAIL", "webmaster@localhost")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# Who gets the mail of each comment held for moderation (BLOG_MODERATORS unset):
+# comma-separated addresses.
+MANAGERS = env_list("DJANGO_MANAGERS", "")
+# The site's address in the mails' links (unset: AKISMET_BLOG_URL).
+BLOG_SITE_URL = env_str("BLOG_SITE_URL") or None
+
 # --- HTTPS and cookies (on whenever DEBUG is off) ---------------------------
 
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", not DEBUG)

@@ -39,6 +39,10 @@ from project.settings import (
     VAR_DIR,
 )
 
+# Workers keep their mail (Django's in-memory backend) unless a test gives them a
+# mail server (EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT: localservers.smtp_server).
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend")
+
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # A shared Redis (CI's, a developer's) keeps this session's queues apart.
     CELERY_BROKER_TRANSPORT_OPTIONS = {

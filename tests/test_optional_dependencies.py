@@ -26,6 +26,8 @@ EVERY_TASK = {
     "blog.tasks.submit_ham",
     "blog.tasks.recheck_pending_comments",
     "blog.tasks.purge_spam",
+    "blog.tasks.mail_moderators",
+    "blog.tasks.mail_reply_notice",
 }
 
 

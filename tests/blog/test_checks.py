@@ -5,7 +5,7 @@ from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 
 from blog import conf
-from blog.checks import check_numbers, check_trusted_proxies
+from blog.checks import check_moderators, check_numbers, check_trusted_proxies
 
 
 @pytest.mark.parametrize(
@@ -45,3 +45,14 @@ def test_bad_setting_stops_manage_py_check(settings):
     settings.BLOG_TRUSTED_PROXIES = "10.0.0.1"
     with pytest.raises(SystemCheckError, match=r"blog\.E002"):
         call_command("check")
+
+
+def test_holding_comments_with_no_one_to_mail_is_a_warning(settings):
+    """blog.W001: held comments would wait unseen; a moderator or a manager silences it."""
+    settings.BLOG_HOLD_FOR_MODERATION, settings.BLOG_MODERATORS, settings.MANAGERS = True, None, []
+    [warning] = check_moderators(None)
+    assert warning.id == "blog.W001" and "BLOG_MODERATORS" in warning.hint
+    settings.MANAGERS = ["boss@example.com"]
+    assert check_moderators(None) == []
+    settings.BLOG_MODERATORS, settings.BLOG_HOLD_FOR_MODERATION = [], False
+    assert check_moderators(None) == []
