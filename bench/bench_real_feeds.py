@@ -79,12 +79,14 @@ def fast_path_counts(table):
     by_parser = Counter(row["parser"] for row in table)
     xml = sum(not row["file"].endswith(".json") for row in table)
     fast = by_parser["fastrss"] + by_parser["fastatom"]  # the fast path: RSS and Atom
+    ours = fast + by_parser["jsonfeed"]  # read without feedparser
     return {
         "files": len(table),
         "xml_files": xml,
         "by_parser": dict(by_parser.most_common()),
         "fastrss_share": fast / len(table) if table else 0.0,
         "fastrss_share_of_xml": fast / xml if xml else 0.0,
+        "fast_readers_share": ours / len(table) if table else 0.0,
     }
 
 
@@ -202,22 +204,24 @@ def report_fast_path(report, table):
     counts = fast_path_counts(table)
     others = ", ".join(f"{parser} {n}" for parser, n in counts["by_parser"].items())
     fast = counts["by_parser"].get("fastrss", 0) + counts["by_parser"].get("fastatom", 0)
+    ours = fast + counts["by_parser"].get("jsonfeed", 0)
     report.row(
-        "real feeds (bench_real_feeds, 2026-11-28): fast path, corpus files read by fastrss "
-        f"or fastatom "
+        "real feeds (bench_real_feeds, 2026-11-29): fast path, corpus files read by a fast "
+        f"reader, fastrss, fastatom or jsonfeed, not feedparser "
         f"(tests/corpus/real, {counts['files']} files)",
-        f"{fast} of {counts['files']} ({counts['fastrss_share']:.0%}); XML files: {fast} of "
-        f"{counts['xml_files']} ({counts['fastrss_share_of_xml']:.0%}); by reader: {others}",
+        f"{ours} of {counts['files']} ({counts['fast_readers_share']:.0%}); XML files by "
+        f"fastrss or fastatom: {fast} of {counts['xml_files']} "
+        f"({counts['fastrss_share_of_xml']:.0%}); by reader: {others}",
         goal=">= 90%",
-        met=counts["fastrss_share"] >= 0.9,
+        met=counts["fast_readers_share"] >= 0.9,
     )
     taken = [row["file"] for row in table if row["parser"] in ("fastrss", "fastatom")]
     refused = [f"{row['file']} ({row['reason']})" for row in table if row.get("reason")]
     report.note(
         f"fastrss and fastatom read {', '.join(taken) or 'none'}; "
         f"not a feed: {', '.join(refused) or 'none'}. "
-        "The share is of every feed file (JSON Feed included, which jsonfeed reads); "
-        "the XML files' share leaves the JSON Feed files out."
+        "The share is of every file (JSON Feed's read by jsonfeed, the not-a-feed file "
+        "counted as not read); the XML files' share leaves the JSON Feed files out."
     )
     return counts
 

@@ -10,7 +10,7 @@ that feedparser reads it:
 - well-formed, without a DTD or NUL bytes, but for two slips ``repair.mended_tree``
   mends with the warning feedparser's path stores (whitespace before the XML
   declaration; the iTunes or Podcasting 2.0 prefix used undeclared);
-- ``<rss>`` of version 2.0, 0.91, 0.92 or none (an ``xml:base`` on it is the
+- ``<rss>`` of any version or none (an ``xml:base`` on it is the
   content's base), with one ``<channel>``, no other attributes (but a guid's
   ``isPermaLink``, an enclosure's ``url``, ``type`` and ``length``, a
   category's ``domain``, an ``itunes:image``'s ``href`` or ``url``);
@@ -45,12 +45,14 @@ from djangofeeds.parsing.fastrss_namespaces import (
     ITUNES_CATEGORY,
     ITUNES_IMAGE,
     ITUNES_KEYWORDS,
+    ITUNES_SUMMARY,
     SUBJECT,
     feed_image,
     image_of,
     itunes_tags,
     media_enclosures,
     media_images,
+    plain,
     read_episode,
     read_media,
     skipped_in_channel,
@@ -59,9 +61,13 @@ from djangofeeds.parsing.fastrss_namespaces import (
 from djangofeeds.parsing.fastrss_values import (
     Refused,
     absolute,
+    author_name,
+    body_of,
     date,
     link,
+    resolved_guid,
     text_of,
+    title_is_text,
     utf8,
 )
 from djangofeeds.parsing.media import categories_from, enclosures_from, first_enclosure_url
@@ -78,8 +84,8 @@ CHANNEL_TAGS = {
     *("image", ITUNES_IMAGE),
 }
 ITEM_TAGS = {"title", "link", "description", "pubDate", "guid", "author", *ITEM_FIELDS}
-# feedparser reads RSS 0.91, 0.92 and a version-less <rss> (podcasts) as it reads 2.0.
-VERSIONS = ({"version": "2.0"}, {"version": "0.91"}, {"version": "0.92"}, {})
+# feedparser reads any <rss> as it reads 2.0: 0.91, 0.92, none (podcasts), a mistaken
+# "1.0" (RSS 1.0 is <rdf:RDF>, which it reads otherwise).
 XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
 # Attributes read as feedparser reads them (media.py then normalizes both paths alike).
 MEDIA_ATTRIBUTES = {"enclosure": {"url", "type", "length"}, "category": {"domain"}, SUBJECT: set()}
@@ -134,20 +140,23 @@ def read(body, base, content_type):
     attributes = dict(root.attrib)
     # feedparser resolves the content's links against an xml:base on <rss>.
     content_base = _urljoin(base, attributes.pop(XML_BASE)) if XML_BASE in attributes else base
-    if root.tag != "rss" or attributes not in VERSIONS or len(channels) != 1:
+    if root.tag != "rss" or set(attributes) - {"version"} or len(channels) > 1:
         raise Refused
-    channel = channels[0]
+    # An <rss> with nothing in it: a feed with no entries, for feedparser too.
+    channel = channels[0] if channels else ElementTree.Element("channel")
+    if (root.text or "").strip():
+        raise Refused
     if channel.tag != "channel" or channel.attrib:
         raise Refused
     fields, items, tags = read_channel(channel)
     text = functools.cache(lambda: body.decode("utf-8").lower())
     drafts = [read_item(item, base, content_base, text) for item in items[:limit]]
     title, description = fields.get("title", ""), fields.get("description", "")
-    if HTMLISH.search(title) or "<" in description:
+    if "<" in description:
         raise Refused
     dropped = Counter()
     return entries.ParsedFeed(
-        title=sanitize.plain_text(title, 500),
+        title=sanitize.title_text(title, declared_text=title_is_text(title), limit=500),
         link=sanitize.web_link(link(fields.get("link", ""), base)),
         description=sanitize.plain_text(description),
         ttl_minutes=entries.ttl_minutes(fields.get("ttl")),
@@ -198,7 +207,7 @@ def read_item(item, base, content_base=None, text=None):
         if element.tag in ("category", SUBJECT):
             tags.append(category(element))
             continue
-        if skipped_in_item(element):
+        if skipped_in_item(element) or read_other_forms(element, fields):
             continue
         key = ITEM_FIELDS.get(element.tag, element.tag)
         if element.tag not in ITEM_TAGS or key in fields or len(element):
@@ -212,7 +221,7 @@ def read_item(item, base, content_base=None, text=None):
     if len(authors) > 1:
         raise Refused  # feedparser keeps the one written last
     title, author = fields.get("title", ""), authors[0] if authors else ""
-    if HTMLISH.search(title) or HTMLISH.search(author):
+    if HTMLISH.search(author):
         raise Refused
     guid = fields.get("guid", "")
     if permalink and guid and absolute(guid, base) != guid:
@@ -224,14 +233,13 @@ def read_item(item, base, content_base=None, text=None):
     # Media RSS content after the RSS enclosures, its images after the iTunes one.
     enclosures += media_enclosures(found)
     podcast["images"] = [*podcast.get("images", ()), *media_images(found)]
-    # feedparser's content (content:encoded) comes before its summary (the description).
-    body = fields.get("content") or fields.get("description", "")
+    body = body_of(fields)
     updated = date(fields.get("dc_date"))
     return entries.Draft(
         guid=guid,
         link=sanitize.web_link(link(fields.get("link", ""), base)),
         raw_title=title,
-        title_is_text=True,  # no HTML in it (HTMLISH): feedparser's path reads it as text too
+        title_is_text=title_is_text(title),
         raw_author=author,
         read_content=lambda: sanitize.safe_html(body, content_base or base) if body else "",
         published_at=date(fields.get("pubDate")) or updated,
@@ -242,17 +250,16 @@ def read_item(item, base, content_base=None, text=None):
     )
 
 
-def resolved_guid(guid, base, text, has_link):
-    """A relative permalink guid as feedparser's path stores it: resolved against the
-    base, and no link made of it (``feedparser_reader.link_of``) unless written so."""
-    if not base or text is None or guid.lower().startswith(("http:", "https:")):
-        raise Refused
-    resolved = _urljoin(base, guid.strip())
-    if not resolved.isascii() or any(mark in resolved for mark in "&<>"):
-        raise Refused  # where feedparser's path would find it written is its own
-    if not has_link and resolved.lower() in text():
-        raise Refused  # feedparser's path takes it for the link
-    return resolved
+def read_other_forms(element, fields):
+    """Whether ``element`` is an item's author as Atom writes it or its iTunes summary:
+    read into ``fields`` as feedparser's path reads them."""
+    if element.tag == "author" and len(element) and "author" not in fields:
+        fields["author"] = author_name(element)
+        return True
+    if element.tag == ITUNES_SUMMARY and plain(element) and "summary" not in fields:
+        fields["summary"] = text_of(element)  # feedparser's summary, as text or HTML
+        return True
+    return False
 
 
 def enclosure(element):

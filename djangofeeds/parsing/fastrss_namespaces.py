@@ -48,8 +48,10 @@ ITEM_FIELDS = {
 AUTHORS = ("author", "creator", "itunes_author")
 # Read as a ``<category>`` without domain (feedparser makes a tag of either).
 SUBJECT = f"{DC}subject"
+ITUNES_SUMMARY = f"{ITUNES}summary"  # an episode's: feedparser's summary
 ITEM_SKIPPED = {
     *(f"{SLASH}comments", f"{WFW}commentRss", f"{WFW}comment"),
+    f"{ITUNES}subtitle",  # feedparser's entry subtitle, which neither path stores
     *(f"{FEEDBURNER}origLink", f"{WORDPRESS}post-id", "comments"),
 }
 CHANNEL_SKIPPED = {

@@ -9,9 +9,10 @@ import re
 from datetime import UTC, datetime
 
 from feedparser.datetimes import _parse_date
+from feedparser.mixin import _FeedParserMixin
 from feedparser.urls import _urljoin
 
-from djangofeeds.parsing import entries
+from djangofeeds.parsing import entries, sanitize
 
 # An absolute URL that urljoin gives back unchanged: lower-case scheme, a plain
 # host, no empty query or fragment to drop.
@@ -85,3 +86,46 @@ def date(value):
 def utf8(name):
     """Whether a declared encoding or charset names UTF-8."""
     return name.strip().lower().replace("_", "-") in ("utf-8", "utf8")
+
+
+looks_like_html = _FeedParserMixin.looks_like_html
+
+
+def body_of(fields):
+    """feedparser's content (content:encoded) before its summary (the description, else
+    the iTunes summary: plain text unless feedparser guesses HTML)."""
+    if "summary" in fields and "description" in fields:
+        raise Refused  # feedparser makes the later one content: its own
+    body = fields.get("content") or fields.get("description", "")
+    if not body and (summary := fields.get("summary")):
+        body = summary if looks_like_html(summary) else sanitize.text_html(summary)
+    return body
+
+
+def title_is_text(title):
+    """Whether feedparser's path reads an RSS title as text: by feedparser's own guess (a
+    closing tag or an entity, all of them HTML's, make it HTML)."""
+    return not looks_like_html(title)
+
+
+def author_name(element):
+    """An Atom-like ``<author><name>Ada</name></author>`` in an item: feedparser's author."""
+    if len(element) != 1 or element[0].tag != "name" or element.attrib:
+        raise Refused
+    name = element[0]
+    if (element.text or "").strip() or (name.tail or "").strip() or len(name) or name.attrib:
+        raise Refused
+    return text_of(name)
+
+
+def resolved_guid(guid, base, text, has_link):
+    """A relative permalink guid as feedparser's path stores it: resolved against the
+    base, and no link made of it (``feedparser_reader.link_of``) unless written so."""
+    if not base or text is None or guid.lower().startswith(("http:", "https:")):
+        raise Refused
+    resolved = _urljoin(base, guid.strip())
+    if not resolved.isascii() or any(mark in resolved for mark in "&<>"):
+        raise Refused  # where feedparser's path would find it written is its own
+    if not has_link and resolved.lower() in text() and sanitize.web_link(resolved):
+        raise Refused  # feedparser's path takes it for the link (not one of http(s): none)
+    return resolved

@@ -42,6 +42,7 @@ def test_fast_path_counts_share_of_all_files_and_of_xml_ones():
     assert counts["by_parser"] == {"fastrss": 1, "feedparser": 1, "jsonfeed": 1}
     assert counts["fastrss_share"] == pytest.approx(1 / 3)
     assert counts["fastrss_share_of_xml"] == pytest.approx(1 / 2)
+    assert counts["fast_readers_share"] == pytest.approx(2 / 3)  # all but feedparser's
 
 
 def test_parse_speeds_time_every_reader_on_every_file():

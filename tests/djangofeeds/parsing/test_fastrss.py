@@ -226,3 +226,26 @@ def test_the_benchmark_s_media_feed_is_read_by_the_fast_reader():
     feed = read_by_both(body, url="http://127.0.0.1:8000/2000-media.xml")
 
     assert all(len(e.enclosures) == 1 and len(e.categories) == 3 for e in feed.entries)
+
+
+def test_an_item_author_written_as_atom_s_name_is_read_as_feedparser_reads_it():
+    """fastfeedparser's postgis.xml: ``<author><name>…</name></author>`` in RSS items."""
+    feed = read_by_both(document("<author><name>Regina Obe</name></author>"))
+    assert feed.entries[0].author == "Regina Obe"
+    other = document("<author><name>Regina</name><email>r@example.com</email></author>")
+    assert fastrss.parse(other, url=URL, content_type=RSS) is None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'<?xml version="1.0"?><rss version="2.0"></rss>',  # atoma's broken-no-channel.xml
+        # atoma's broken-version.xml: RSS 1.0 is <rdf:RDF>; feedparser reads this as RSS.
+        b'<rss version="1.0"><channel><title>T</title><item><title>I</title></item>'
+        b"</channel></rss>",
+        # podcastparser's image_and_audio.rss: a permalink guid no link can be made of.
+        b"<rss><channel><item><title>E</title><guid>episode::x</guid></item></channel></rss>",
+    ],
+)
+def test_odd_rss_documents_feedparser_reads_as_rss(body):
+    read_by_both(body)

@@ -101,8 +101,9 @@ def test_elements_neither_path_stores_are_skipped():
         # feedparser may take an alternate link (or one without rel) for the entry's link.
         ('<atom:link href="https://radio.example.com/other"/>', "", ATOM),
         ("", '<atom:link rel="alternate" href="https://radio.example.com/x"/>', ATOM),
-        # feedparser files these as the summary, the author and the title.
-        ("<itunes:summary>Long</itunes:summary>", "", ITUNES),
+        # feedparser makes the later of two summaries the content; these are the author
+        # and the title.
+        ("<description>Short</description><itunes:summary>Long</itunes:summary>", "", ITUNES),
         ("<itunes:author>Ada</itunes:author><author>a@b.c (Ada)</author>", "", ITUNES),
         ("<itunes:duration>1</itunes:duration><itunes:duration>2</itunes:duration>", "", ITUNES),
         (
@@ -262,4 +263,35 @@ def test_every_real_feed_the_fast_reader_takes_is_stored_as_feedparser_s_path_st
         assert (fast, fast.all_dropped()) == (slow, slow.all_dropped()), name_of(path)
         taken.append(name_of(path))
 
-    assert len(taken) >= 70  # 41 before the mended slips, Podcasting 2.0 and iTunes tags
+    assert len(taken) >= 78  # 70 before feedparser's title guess, iTunes summaries, odd <rss>s
+
+
+@pytest.mark.parametrize(
+    "summary",
+    [
+        "<itunes:summary>Long &amp; plain: 1 &lt; 2</itunes:summary>",  # text, escaped
+        "<itunes:summary>Long &lt;b&gt;bold&lt;/b&gt;</itunes:summary>",  # HTML: a closing tag
+        "<itunes:subtitle>Short</itunes:subtitle><itunes:summary>Long</itunes:summary>"
+        "<content:encoded>&lt;p&gt;Full&lt;/p&gt;</content:encoded>",  # the content wins
+    ],
+)
+def test_an_episode_s_itunes_summary_is_its_body_as_on_feedparser_s_path(summary):
+    """podcastparser's itunes_subtitle.rss went to feedparser for these."""
+    namespaces = ITUNES + ' xmlns:content="http://purl.org/rss/1.0/modules/content/"'
+    feed = read_by_both(document(summary, namespaces=namespaces))
+    assert feed.entries[0].content
+
+
+@pytest.mark.parametrize(
+    ("title", "stored"),
+    [
+        ("The &amp;amp; entity", "The & entity"),  # atoma's encoding.xml: HTML by its entity
+        ("1939:&amp;nbsp;House", "1939: House"),  # vintagehomeplans.xml: a plain space
+        ("Nice &lt;gorilla&gt; what's he weigh?", "Nice <gorilla> what's he weigh?"),  # text
+        ("A &lt;b&gt;bold&lt;/b&gt; move", "A bold move"),  # a closing tag: HTML
+        ("Odd &amp;nosuch; entity", "Odd &nosuch; entity"),  # an unknown entity: text
+    ],
+)
+def test_titles_are_text_or_html_by_feedparser_s_own_guess(title, stored):
+    body = document("").replace(b"<title>Episode</title>", f"<title>{title}</title>".encode())
+    assert read_by_both(body).entries[0].title == stored
