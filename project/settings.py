@@ -14,6 +14,7 @@ from datetime import timedelta
 from importlib.util import find_spec
 from pathlib import Path
 
+import django
 from kombu import Exchange, Queue
 
 from project import backends, broker, localenv
@@ -170,20 +171,30 @@ STORAGES = {
 
 # Django's SMTP backend on the host's mail server. With DEBUG on and no
 # EMAIL_HOST, the console backend prints each mail in the worker's log instead.
-EMAIL_HOST = env_str("EMAIL_HOST")
-EMAIL_BACKEND = env_str(
+_email_host = env_str("EMAIL_HOST")
+_email_backend = env_str(
     "EMAIL_BACKEND",
     "django.core.mail.backends."
-    + ("console" if DEBUG and not EMAIL_HOST else "smtp")
+    + ("console" if DEBUG and not _email_host else "smtp")
     + ".EmailBackend",
 )
-EMAIL_HOST = EMAIL_HOST or "localhost"
-EMAIL_PORT = env_int("EMAIL_PORT", 25)
-EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
-EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
-EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
-# Seconds a mail server may take: a hung one fails the task, which is retried.
-EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+_smtp = {
+    "host": _email_host or "localhost",
+    "port": env_int("EMAIL_PORT", 25),
+    "username": env_str("EMAIL_HOST_USER"),
+    "password": env_str("EMAIL_HOST_PASSWORD"),
+    "use_tls": env_bool("EMAIL_USE_TLS", False),
+    # Seconds a mail server may take: a hung one fails the task, which is retried.
+    "timeout": env_int("EMAIL_TIMEOUT", 10),
+}
+_smtp_options = _smtp if _email_backend.endswith(".smtp.EmailBackend") else {}
+if django.VERSION >= (6, 1):  # MAILERS replaces the EMAIL_ settings (deprecated in 6.1)
+    MAILERS = {"default": {"BACKEND": _email_backend, "OPTIONS": _smtp_options}}
+else:
+    EMAIL_BACKEND = _email_backend
+    EMAIL_HOST, EMAIL_PORT = _smtp["host"], _smtp["port"]
+    EMAIL_HOST_USER, EMAIL_HOST_PASSWORD = _smtp["username"], _smtp["password"]
+    EMAIL_USE_TLS, EMAIL_TIMEOUT = _smtp["use_tls"], _smtp["timeout"]
 DEFAULT_FROM_EMAIL = env_str("DJANGO_DEFAULT_FROM_EMAIL", "webmaster@localhost")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # Who gets the mail of each comment held for moderation (BLOG_MODERATORS unset):

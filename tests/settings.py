@@ -41,7 +41,12 @@ from project.settings import (
 
 # Workers keep their mail (Django's in-memory backend) unless a test gives them a
 # mail server (EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT: localservers.smtp_server).
-EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend")
+# Not through os.environ: the manage.py subprocesses of the tests read the real default.
+if "EMAIL_BACKEND" not in os.environ:
+    if "MAILERS" in globals():  # Django 6.1
+        MAILERS = {"default": {"BACKEND": "django.core.mail.backends.locmem.EmailBackend"}}
+    else:
+        EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # A shared Redis (CI's, a developer's) keeps this session's queues apart.

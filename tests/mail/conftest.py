@@ -8,6 +8,7 @@ import pytest
 from localservers.smtp_server import SmtpServer
 from localservers.workers import WorkerProcess
 from tests.blog.helpers import worker_env
+from tests.browser.conftest import browser, page  # noqa: F401  (chromium, as the browser tests')
 
 MODERATOR = "mod@example.com"
 
