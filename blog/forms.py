@@ -134,7 +134,15 @@ def reply_target(entry, parent_id):
     """The published comment ``parent_id`` of ``entry``, or None."""
     if entry is None:
         return None
-    return entry.comments.published().filter(pk=parent_id).first()
+    # By its key alone, then checked: filtered on the entry too, PostgreSQL could take
+    # the entry's index and read all its comments (a table growing faster than its
+    # statistics: a reply POST took twice a comment's on an entry of 1,900 comments).
+    try:
+        comment = Comment.objects.get(pk=parent_id)
+    except Comment.DoesNotExist:
+        return None
+    published = comment.status == Comment.Status.PUBLISHED
+    return comment if published and comment.entry_id == entry.pk else None
 
 
 def thread_depth(comment):
