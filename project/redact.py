@@ -5,7 +5,8 @@ reads "Found API key: <the key>"). ``hide_secrets`` replaces every configured
 secret in a text; ``HideSecrets`` does it to every log record, message and
 traceback alike, on the console handler of the settings' LOGGING and on
 Celery's own handlers (project/celery.py). A WebSub callback's path is a secret
-too (its subscription's token): ``hide_callback_tokens`` hides it in Django's
+too (its subscription's token), as are the blog's mailed links (blog.mail_links):
+``hide_callback_tokens`` hides them in Django's
 lines ("Not Found: /feeds/websub/<token>/") and gunicorn's access log
 (project/access_log.py); nginx's access log does the same with a ``map``
 (deploy/nginx/templates/default.conf.template). A project concern: the apps never
@@ -20,8 +21,9 @@ from django.conf import settings
 HIDDEN = "[hidden]"
 # Shorter values are no secret worth the name, and would blot out ordinary words.
 MIN_LENGTH = 6
-# djangofeeds' callback, wherever the host mounts it: <mount>websub/<token>/.
-CALLBACK_TOKEN = re.compile(r"(/websub/)[^/?#\s\"]+")
+# djangofeeds' callback, wherever the host mounts it: <mount>websub/<token>/; and the
+# blog's mailed links (a moderator's, a commenter's unsubscribe), tokens as well.
+CALLBACK_TOKEN = re.compile(r"(/(?:websub|comments/moderate|comments/unsubscribe)/)[^/?#\s\"]+")
 
 
 def secrets():

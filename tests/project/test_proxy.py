@@ -62,11 +62,12 @@ def get(port, path, certificate=None, answer=False):
         connection.close()
 
 
-def access_lines(process, since, count=1):
-    """The access log lines of callback requests after line ``since``, once ``count`` are."""
+def access_lines(process, since, count=1, path="/feeds/websub/"):
+    """The access log lines of GETs of ``path`` (callbacks) after line ``since``, once
+    ``count`` are."""
 
     def found():
-        return [line for line in process.lines[since:] if "GET /feeds/websub/" in line]
+        return [line for line in process.lines[since:] if f"GET {path}" in line]
 
     wait_until(lambda: len(found()) >= count, timeout=10)
     return found()
@@ -103,6 +104,20 @@ def test_nginx_access_log_hides_the_callback_token(stack):
     assert all("/feeds/websub/[hidden]/?hub.mode=subscribe" in line for line in lines)
     assert sorted(re.search(r'" (\d{3}) ', line)[1] for line in lines) == ["301", "404"]
     assert token not in (stack["folder"] / "image-access.log").read_text()
+
+
+def test_nginx_access_log_hides_the_blogs_mailed_link_tokens(stack):
+    """A moderator's one-click link (blog.mail_links) is a secret too: nginx logs its path
+    as comments/moderate/[hidden]/, as the redacting filter does for gunicorn's lines."""
+    process, _, https_port = stack["proxy"]
+    token = f"WzEsInB1Ymxpc2giXQ:{secrets.token_urlsafe(8)}"
+    since = len(process.lines)
+
+    get(https_port, f"/blog/comments/moderate/{token}/", certificate=stack["certificate"])
+
+    [line] = access_lines(process, since, path="/blog/comments/moderate/")
+    assert token not in process.output
+    assert "/blog/comments/moderate/[hidden]/" in line
 
 
 def test_https_answers_with_the_mounted_certificate(stack):

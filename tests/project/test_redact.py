@@ -41,6 +41,16 @@ def test_hide_callback_tokens_hides_the_path_segment_after_websub():
     assert hide_callback_tokens("/feeds/12/ websub/") == "/feeds/12/ websub/"
 
 
+def test_hide_callback_tokens_hides_the_blogs_mailed_link_tokens():
+    """A moderator's link publishes a comment for a week: it is a secret in a log line too."""
+    line = "POST /blog/comments/moderate/WzEsInB1Ymxpc2giXQ:1v:abc/ HTTP/1.1"
+    assert hide_callback_tokens(line) == f"POST /blog/comments/moderate/{HIDDEN}/ HTTP/1.1"
+    assert hide_callback_tokens("/blog/comments/unsubscribe/12:sig/") == (
+        f"/blog/comments/unsubscribe/{HIDDEN}/"
+    )
+    assert hide_callback_tokens("/blog/my-entry/comments/feed/") == "/blog/my-entry/comments/feed/"
+
+
 def test_hide_secrets_hides_callback_tokens_too():
     """Django's own lines ("Not Found: <path>") go through the same filter."""
     assert hide_secrets("Not Found: /feeds/websub/tok123456/") == (
