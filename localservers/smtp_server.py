@@ -6,7 +6,8 @@ TLS and no AUTH. Each message is kept parsed (``messages``, ``email.message.Emai
 with the envelope's recipients as ``envelope_to``). Tests can make it slow (``delay``:
 seconds before its greeting, as a loaded or distant server answers) or failing
 (``fail_next(n, code)``: the next ``n`` messages get ``code`` at ``DATA``'s end, 451 by
-default: a temporary failure a client should retry).
+default: a temporary failure a client should retry), or refuse recipients for good
+(``refused``: 550 at ``RCPT``).
 
 From the command line, for reading the mail of ``make run`` by hand::
 
@@ -48,7 +49,11 @@ class Handler(socketserver.StreamRequestHandler):
                 sender, recipients = argument.partition(":")[2].strip(), []
                 self.reply("250 OK")
             elif verb == "RCPT":
-                recipients.append(argument.partition(":")[2].strip().strip("<>"))
+                address = argument.partition(":")[2].strip().strip("<>")
+                if address in server.refused:
+                    self.reply("550 No such user here")
+                    continue
+                recipients.append(address)
                 self.reply("250 OK")
             elif verb == "DATA":
                 if sender is None or not recipients:
@@ -89,6 +94,7 @@ class SmtpServer:
         self.delay = 0.0
         self.verbose = False
         self._failures = []  # the codes the next messages get, in order
+        self.refused = set()  # addresses answered 550 at RCPT: "no such user", for good
         self._lock = threading.Lock()
         self._server = None
 
@@ -109,6 +115,7 @@ class SmtpServer:
         with self._lock:
             self.messages.clear()
             self._failures.clear()
+            self.refused.clear()
         self.delay = 0.0
 
     def fail_next(self, count, code=451):

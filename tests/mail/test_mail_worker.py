@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from blog import notices
 from blog.models import Comment, CommentEvent
 from blog.tasks import recheck_pending_comments
 from localservers.smtp_server import text_part
@@ -76,6 +77,21 @@ def test_a_mail_server_down_for_good_is_recorded_then_the_sweeper_sends_again(
     assert "Later" in message["Subject"]
     kinds = recorded(comment, Kind.MAIL_SENT)
     assert kinds == [Kind.MAIL_FAILED, Kind.MAIL_QUEUED_AGAIN, Kind.MAIL_SENT]
+
+
+def test_recipients_refused_for_good_are_recorded_and_never_retried(
+    smtp, akismet, client, mail_worker
+):
+    smtp.refused.add(MODERATOR)  # 550 "no such user": retrying cannot help
+    comment = post(client, EntryFactory(), name="Nobody")
+    kinds = recorded(comment, Kind.MAIL_FAILED)
+    assert kinds == [Kind.MAIL_FAILED]
+    detail = comment.events.get(kind=Kind.MAIL_FAILED).detail
+    assert (
+        detail == f"moderators: refused for good (Mo Derator <{MODERATOR}>: 550 No such user here)"
+    )
+    assert f"comment {comment.pk}: the moderators mail was not sent" not in mail_worker.output
+    assert notices.mails_to_queue_again() == []  # the sweeper leaves it
 
 
 def test_a_reply_notice_is_mailed_and_unsubscribed_in_one_click(smtp, akismet, client, live_server):
