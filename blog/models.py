@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from blog import conf
 
 # Paths of blog/urls.py beside <slug>/: an entry with one of these slugs could never be reached.
-RESERVED_SLUGS = frozenset({"feed"})
+RESERVED_SLUGS = frozenset({"feed", "comments"})
 
 
 class EntryQuerySet(models.QuerySet["Entry"]):
