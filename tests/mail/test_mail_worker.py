@@ -2,6 +2,7 @@
 worker against the Akismet stand-in, held, and mailed by that worker through a real SMTP
 server; the links followed; the mail server failing for a while, then for good."""
 
+import re
 from urllib.parse import urlsplit
 
 import httpx
@@ -87,9 +88,11 @@ def test_recipients_refused_for_good_are_recorded_and_never_retried(
     kinds = recorded(comment, Kind.MAIL_FAILED)
     assert kinds == [Kind.MAIL_FAILED]
     detail = comment.events.get(kind=Kind.MAIL_FAILED).detail
-    assert (
-        detail == f"moderators: refused for good (Mo Derator <{MODERATOR}>: 550 No such user here)"
-    )
+    # The refused address as the backend gave it: "Mo Derator <...>" (5.2) or bare (6.1).
+    assert re.fullmatch(
+        rf"moderators: refused for good \((Mo Derator <)?{MODERATOR}>?: 550 No such user here\)",
+        detail,
+    ), detail
     assert f"comment {comment.pk}: the moderators mail was not sent" not in mail_worker.output
     assert notices.mails_to_queue_again() == []  # the sweeper leaves it
 
