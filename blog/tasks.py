@@ -43,13 +43,11 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc.__cause__ or exc).__name__}: {exc}"
 
 
-class SpamServiceTask(Task):
-    """A task that asks the spam service about ``comment_id``; ``failed_kind`` names its
-    history event when the service cannot answer."""
+class RetriedBySettings(Task):
+    """A blog task about ``comment_id``, retried as the settings ``<retry_settings>_RETRY_BACKOFF``,
+    ``_RETRY_BACKOFF_MAX`` and ``_MAX_RETRIES`` say; acknowledged once done."""
 
-    failed_kind = Kind.CHECK_FAILED
-    autoretry_for = TRANSIENT
-    retry_jitter = True
+    retry_settings = ""
     acks_late = True
     # No STARTED row (CELERY_TASK_TRACK_STARTED is for imports an operator waits on):
     # nobody watches a check run, and that upsert was the largest part of the worker's
@@ -60,15 +58,25 @@ class SpamServiceTask(Task):
     # keeps the backoff), and at every retry (the limit).
     @property
     def retry_backoff(self) -> int:
-        return conf.BLOG_SPAM_RETRY_BACKOFF
+        return getattr(conf, f"{self.retry_settings}_RETRY_BACKOFF")
 
     @property
     def retry_backoff_max(self) -> int:
-        return conf.BLOG_SPAM_RETRY_BACKOFF_MAX
+        return getattr(conf, f"{self.retry_settings}_RETRY_BACKOFF_MAX")
 
     @property
     def max_retries(self) -> int:
-        return conf.BLOG_SPAM_MAX_RETRIES
+        return getattr(conf, f"{self.retry_settings}_MAX_RETRIES")
+
+
+class SpamServiceTask(RetriedBySettings):
+    """A task that asks the spam service about ``comment_id``; ``failed_kind`` names its
+    history event when the service cannot answer."""
+
+    retry_settings = "BLOG_SPAM"
+    failed_kind = Kind.CHECK_FAILED
+    autoretry_for = TRANSIENT
+    retry_jitter = True
 
     def on_retry(
         self,
@@ -167,30 +175,17 @@ def submit_ham(self: SpamServiceTask, comment_id: int) -> bool:
     return send_feedback(self, comment_id, spam.submit_ham, "submit-ham")
 
 
-class MailTask(Task):
+class MailTask(RetriedBySettings):
     """A task that sends one of blog.notices' mails (``mail``). A mail server that fails
     or cannot be reached is tried again with exponential backoff; after the last retry
     the comment's history says so, and recheck_pending_comments queues it again. A
     server that refuses the recipients for good (5xx) is not retried."""
 
+    retry_settings = "BLOG_MAIL"
     mail = ""
     autoretry_for = (smtplib.SMTPException, OSError)
     dont_autoretry_for = (smtplib.SMTPRecipientsRefused,)
     retry_jitter = False  # few tasks: the full backoff, so that retries span the hours
-    acks_late = True
-    track_started = False
-
-    @property
-    def retry_backoff(self) -> int:
-        return conf.BLOG_MAIL_RETRY_BACKOFF
-
-    @property
-    def retry_backoff_max(self) -> int:
-        return conf.BLOG_MAIL_RETRY_BACKOFF_MAX
-
-    @property
-    def max_retries(self) -> int:
-        return conf.BLOG_MAIL_MAX_RETRIES
 
     def on_retry(
         self,
