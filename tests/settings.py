@@ -59,7 +59,15 @@ if MEMCACHED_LOCATION and os.environ["TESTS_SHARED_MEMCACHED"] == MEMCACHED_LOCA
     # A shared memcached (CI's, under pytest-xdist) keeps this session's locks,
     # rate-limit counters and markers apart, as the Redis prefix does above.
     # Not on a test's private memcached: its workers and the test use bare keys.
-    CACHES = {**CACHES, "default": {**CACHES["default"], "KEY_PREFIX": VAR_DIR.name}}
+    # Its clear() deletes only what the process wrote: never flush_all on a shared server.
+    CACHES = {
+        **CACHES,
+        "default": {
+            **CACHES["default"],
+            "BACKEND": "tests.support.shared_cache.ProcessScopedPyMemcacheCache",
+            "KEY_PREFIX": VAR_DIR.name,
+        },
+    }
 
 # This session's queues and exchanges get names of their own (the suffix), on
 # every broker: RabbitMQ has no key prefix, so two runs on one vhost would
