@@ -18,6 +18,7 @@ from functools import cached_property
 
 from feedparser.sgml import sgmllib
 
+from djangofeeds.parsing import sanitize
 from djangofeeds.parsing.media import ParsedEnclosure
 from djangofeeds.parsing.podcasts import PodcastDetails
 from djangofeeds.parsing.sanitize import plain_text, title_text
@@ -124,6 +125,8 @@ class Draft:
     raw_title: str
     raw_author: str
     read_content: Callable[[], str]
+    # The body's length as read (0: unknown): large bodies are sanitized on threads.
+    content_size: int = 0
     # ``(enclosures, categories, dropped)``, read like the content: for kept entries only.
     read_media: Callable[[], tuple] = no_media
     # ``PodcastDetails``, read like the media.
@@ -194,7 +197,9 @@ def kept_entries(drafts):
     """The newest ``MAX_ENTRIES`` entries, one per guid, converted for storage."""
     drafts = choose_guids(drafts)
     drafts.sort(key=newest_first, reverse=True)
-    return [draft.complete() for draft in unique(drafts)[:MAX_ENTRIES]]
+    kept = unique(drafts)[:MAX_ENTRIES]
+    sanitize.clean_ahead(kept)
+    return [draft.complete() for draft in kept]
 
 
 def choose_guids(entries):

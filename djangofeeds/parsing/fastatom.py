@@ -201,6 +201,7 @@ def read_entry(entry, feed_base, text):
         title_is_text=title_type == "text/plain",
         raw_author=sanitize.clean(author),
         read_content=lambda: content(body, body_type, body_base),
+        content_size=len(body),
         published_at=date(fields.get(f"{ATOM}published")) or updated,
         updated_at=updated,
         read_media=lambda: media(enclosures, tags, feed_base),

@@ -242,6 +242,7 @@ def read_item(item, base, content_base=None, text=None):
         title_is_text=title_is_text(title),
         raw_author=author,
         read_content=lambda: sanitize.safe_html(body, content_base or base) if body else "",
+        content_size=len(body),
         published_at=date(fields.get("pubDate")) or updated,
         updated_at=updated,
         read_media=lambda: media(enclosures, tags, base),

@@ -21,7 +21,7 @@ __all__ = ["NotAFeed", "body_hash", "parse"]
 
 # Bumped whenever the readers store something different for the same bytes, so
 # that every feed is read again once (its body hash no longer matches).
-READER_REVISION = "2026-12-podcast-details-one-sanitizer-fast-namespaces"
+READER_REVISION = "2026-12-absolute-links-as-written"
 
 
 def body_hash(body, *, url="", content_type=""):
