@@ -23,7 +23,7 @@ from blog.dispatch import (
     dispatch_mail,
 )
 from blog.models import Comment, CommentEvent, SpamServiceStatus
-from blog.notices import MODERATORS, REPLY_NOTICE
+from blog.notices import MODERATORS, REPLY_NOTICE, awaiting_notices
 from blog.signals import comment_judged
 from blog.spam_backends import Verdict
 
@@ -70,9 +70,10 @@ def mark_ham(comments, actor=None):
 
 
 def announce_replies(published):
-    """After commit, queue the reply notice of each reply among the ``published`` ids (the
-    task decides whether the comment answered asked for one)."""
-    replies = Comment.objects.filter(pk__in=published, parent__isnull=False)
+    """After commit, queue the reply notice of each reply among the ``published`` ids whose
+    comment answered is published and asked for notices (the task checks again as it runs:
+    a self-reply, an unsubscribe meanwhile). No task for the replies nobody asked to hear of."""
+    replies = Comment.objects.filter(pk__in=published).filter(awaiting_notices("parent__"))
     for pk in replies.values_list("pk", flat=True):
         transaction.on_commit(partial(dispatch_mail, REPLY_NOTICE, pk), robust=True)
 
@@ -115,7 +116,7 @@ def record_verdict(comment, verdict, backend):
     if status == Status.PENDING:  # held for a moderator
         transaction.on_commit(partial(dispatch_mail, MODERATORS, comment.pk), robust=True)
     elif status == Status.PUBLISHED and comment.parent_id:
-        transaction.on_commit(partial(dispatch_mail, REPLY_NOTICE, comment.pk), robust=True)
+        announce_replies([comment.pk])
     return status == Status.SPAM
 
 

@@ -19,6 +19,7 @@ from email.utils import formataddr
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
+from django.db.models import Q
 from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
@@ -101,12 +102,18 @@ def mail_moderators(comment_id):
     return True
 
 
+def awaiting_notices(prefix=""):
+    """The comments whose replies are mailed to their author: published, notices asked for
+    (``prefix``: of a related comment, ``"parent__"``)."""
+    return Q(**{f"{prefix}status": Status.PUBLISHED, f"{prefix}notify_replies": True})
+
+
 def reply_recipient(reply):
     """The comment ``reply`` answers, when its author is to hear of it; else None."""
     parent = reply.parent
     if reply.status != Status.PUBLISHED or parent is None:
         return None
-    if parent.status != Status.PUBLISHED or not parent.notify_replies:
+    if parent.status != Status.PUBLISHED or not parent.notify_replies:  # awaiting_notices
         return None
     if parent.email_address.casefold() == reply.email_address.casefold():
         return None  # answering oneself

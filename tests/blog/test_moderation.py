@@ -121,3 +121,47 @@ def test_record_verdict_of_blatant_spam_flags_or_deletes(settings, delete_blatan
     assert moderation.record_verdict(comment, Verdict(Verdict.DISCARD), "akismet") is True
     kept = Comment.objects.filter(pk=comment.pk, status="spam", is_blatant=True).exists()
     assert kept is not delete_blatant
+
+
+def queued_notices(callbacks):
+    """The reply notices among on-commit callbacks: ``partial(dispatch_mail, mail, pk)``."""
+    return [
+        callback.args[1]
+        for callback in callbacks
+        if getattr(callback, "func", None) is moderation.dispatch_mail
+        and callback.args[0] == moderation.REPLY_NOTICE
+    ]
+
+
+@pytest.mark.parametrize("decide", ["verdict", "mark_ham"])
+def test_a_reply_notice_is_queued_only_for_a_comment_that_awaits_one(
+    decide, django_capture_on_commit_callbacks
+):
+    """A published reply queues its notice task when the comment it answers is published
+    and asked for notices: no task for the replies nobody asked to hear of."""
+    asked = CommentFactory(status="published", notify_replies=True)
+    replies = {
+        "asked": CommentFactory(status="pending", parent=asked, entry=asked.entry),
+        "not asked": CommentFactory(
+            status="pending", entry=asked.entry,
+            parent=CommentFactory(status="published", notify_replies=False, entry=asked.entry),
+        ),
+        "held parent": CommentFactory(
+            status="pending", entry=asked.entry,
+            parent=CommentFactory(status="pending", notify_replies=True, entry=asked.entry),
+        ),
+        "top level": CommentFactory(status="pending", entry=asked.entry),
+    }  # fmt: skip
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        if decide == "mark_ham":
+            moderation.mark_ham(list(replies.values()))
+        else:
+            for reply in replies.values():
+                moderation.record_verdict(reply, Verdict(Verdict.HAM), "local")
+
+    assert set(
+        Comment.objects.filter(pk__in=[r.pk for r in replies.values()]).values_list(
+            "status", flat=True
+        )
+    ) == {"published"}
+    assert queued_notices(callbacks) == [replies["asked"].pk]
