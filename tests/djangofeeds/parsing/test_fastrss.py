@@ -14,33 +14,11 @@ from djangofeeds.parsing import fastrss, feedparser_reader
 from djangofeeds.parsing.media import MAX_CATEGORIES, ParsedEnclosure
 from djangofeeds.parsing.readers import parse
 from localservers.feed_server import numbered_items, rss, with_media
+from tests.support.fast_readers import RSS, URL, document, read_by_both
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
-URL = "https://radio.example.com/podcast/feed.xml"
-RSS = "application/rss+xml"
 NOT_A_NUMBER = "enclosure lengths that are not a number (stored as unknown)"
 NOT_PUBLIC = "enclosure URLs that are not public http(s) links"
-
-
-def document(item, channel="", namespaces=""):
-    """An RSS 2.0 document with one item holding ``item`` (markup) besides its title and guid."""
-    return (
-        f'<?xml version="1.0" encoding="utf-8"?><rss version="2.0"{namespaces}><channel>'
-        f"<title>Radio</title><link>https://radio.example.com/</link>{channel}"
-        f'<item><title>Episode</title><guid isPermaLink="false">ep</guid>{item}</item>'
-        "</channel></rss>"
-    ).encode()
-
-
-def read_by_both(body, url=URL):
-    """The fast reader's feed, checked equal to the feedparser path's (dropped counts too)."""
-    fast = fastrss.parse(body, url=url, content_type=RSS)
-    assert fast is not None, "the fast reader refused the document"
-    slow = feedparser_reader.parse(body, url=url, content_type=RSS)
-    slow.parser = "fastrss"
-    assert fast == slow
-    assert fast.all_dropped() == slow.all_dropped()
-    return fast
 
 
 def test_enclosure_lengths_that_are_no_number_are_unknown_and_counted():

@@ -10,7 +10,7 @@ import codecs
 import pytest
 
 from djangofeeds.parsing import fastrss
-from tests.djangofeeds.parsing.test_fastrss import RSS, URL, read_by_both
+from tests.support.fast_readers import RSS, URL, read_by_both
 
 PODCAST = "https://podcastindex.org/namespace/1.0"
 

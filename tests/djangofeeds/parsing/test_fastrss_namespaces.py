@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from djangofeeds.parsing import fastrss, feedparser_reader
-from tests.djangofeeds.parsing.test_fastrss import RSS, URL, document, read_by_both
+from tests.support.fast_readers import RSS, URL, document, read_by_both
 from tests.support.real_corpus import feed_files, name_of, url_of
 
 CONTENT = ' xmlns:content="http://purl.org/rss/1.0/modules/content/"'

@@ -60,12 +60,19 @@ def test_parse_says_in_words_why_bytes_are_no_feed(body, reason):
         parse(body)
 
 
+LATIN_1 = (
+    b'<?xml version="1.0" encoding="iso-8859-1"?><rss version="2.0"><channel><title>Caf\xe9'
+    b"</title><item><title>One</title><link>https://cafe.example/1</link></item></channel></rss>"
+)
+
+
 @pytest.mark.parametrize(
     ("body", "content_type", "reader"),
     [
         (rss(numbered_items(2)), "application/rss+xml", "fastrss"),
         (fixture("atom10.xml"), "application/atom+xml", "fastatom"),
-        (fixture("rss10.xml"), "application/rss+xml", "feedparser"),
+        (fixture("rss10.xml"), "application/rss+xml", "fastrss"),
+        (LATIN_1, "application/rss+xml", "feedparser"),
         (fixture("jsonfeed-attachments.json"), "application/feed+json", "jsonfeed"),
     ],
 )
