@@ -192,7 +192,7 @@ def read_entry(entry, feed_base, text):
     title, title_type, _ = fields.get(f"{ATOM}title", ("", "text/plain", base))
     body, body_type, body_base = body_of(fields, base)
     updated = date(fields.get(f"{ATOM}updated"))
-    enclosures += media_enclosures(found)
+    enclosures += media_enclosures(found, title)
     podcast = {"images": media_images(found)}
     return entries.Draft(
         guid=sanitize.clean(guid),

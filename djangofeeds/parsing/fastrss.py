@@ -50,6 +50,7 @@ from djangofeeds.parsing.fastrss_namespaces import (
     feed_image,
     image_of,
     itunes_tags,
+    media_by_prefix,
     media_enclosures,
     media_images,
     plain,
@@ -138,6 +139,7 @@ def read(body, base, content_type):
         raise Refused from exc
     if fastrdf.is_rdf(root):  # RSS 1.0
         root = fastrdf.as_rss(root)
+    media_by_prefix(root, body)
     channels = list(root)
     attributes = dict(root.attrib)
     # feedparser resolves the content's links against an xml:base on <rss>.
@@ -233,7 +235,7 @@ def read_item(item, base, content_base=None, text=None):
             raise Refused  # how the link feedparser makes of it is escaped is its own
         fields["link"] = guid  # feedparser takes such a guid (absolute, as written) for the link
     # Media RSS content after the RSS enclosures, its images after the iTunes one.
-    enclosures += media_enclosures(found)
+    enclosures += media_enclosures(found, title)
     podcast["images"] = [*podcast.get("images", ()), *media_images(found)]
     body = body_of(fields)
     updated = date(fields.get("dc_date"))

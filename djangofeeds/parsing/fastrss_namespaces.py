@@ -5,7 +5,9 @@ document to feedparser. Read here: ``content:encoded`` (the body, before the
 description), ``dc:creator`` (the author), ``dc:date`` (the updated date, and
 the published one without a ``<pubDate>``), ``dc:subject`` (a category),
 iTunes episode details (``podcasts.details``' raw values) and artwork, and Media
-RSS ``media:content`` (an enclosure, or an image) and ``media:thumbnail``,
+RSS ``media:content`` (an enclosure, or an image; its ``media:title`` when the item
+has a title of its own) and ``media:thumbnail``, in Yahoo's namespace or the RSS
+Board's (``media_by_prefix``),
 Podcasting 2.0 ``podcast:transcript`` and ``podcast:chapters`` (the others, the
 iTunes owner, new feed URL and channel summary, the channel's ``<author>`` and
 Podlove's inline chapters are stored by neither path).
@@ -14,6 +16,8 @@ Skipped because neither path stores them: ``slash:``, ``wfw:``, ``sy:``,
 ``<source>``, the channel's ``dc:`` language, rights, publisher, creator and
 date, and ``atom:link`` to the feed itself, its hub, its pages or a payment
 page. The channel's ``<image>`` gives the feed's artwork (its ``<url>``)."""
+
+import re
 
 from djangofeeds.parsing.fastrss_values import Refused, text_of
 from djangofeeds.parsing.podcasts import first_url
@@ -31,9 +35,12 @@ ITUNES_IMAGE = f"{ITUNES}image"
 PODCAST = "{https://podcastindex.org/namespace/1.0}"
 TRANSCRIPT, CHAPTERS = f"{PODCAST}transcript", f"{PODCAST}chapters"
 MEDIA = "{http://search.yahoo.com/mrss/}"
-MEDIA_CONTENT, MEDIA_THUMBNAIL, MEDIA_GROUP = (
-    f"{MEDIA}{name}" for name in ("content", "thumbnail", "group")
+MEDIA_CONTENT, MEDIA_THUMBNAIL, MEDIA_GROUP, MEDIA_TITLE = (
+    f"{MEDIA}{name}" for name in ("content", "thumbnail", "group", "title")
 )
+MEDIA_TITLED = "media:title in media:content"  # a key of read_media's ``found``
+RSSBOARD_MEDIA = b"http://www.rssboard.org/media-rss"
+NAMESPACE_BINDING = re.compile(rb"xmlns:([^\s=]+)\s*=\s*[\"']([^\"']*)[\"']")
 # An item's iTunes elements: their key in ``podcasts.details``' raw values (its image's,
 # "images"). Others (author, summary, subtitle) feedparser files as RSS ones.
 EPISODE_FIELDS = {f"{ITUNES}{name}": name for name in ("duration", "season", "episode", "explicit")}
@@ -147,8 +154,12 @@ def read_media(element, found):
         return True
     if element.tag not in (MEDIA_CONTENT, MEDIA_THUMBNAIL):
         return False
-    if len(element) or (element.text or "").strip():
-        raise Refused  # a thumbnail's URL as text, a content's own title: feedparser's path's
+    if element.tag == MEDIA_CONTENT and len(element):
+        found.setdefault(MEDIA_TITLED, []).extend(content_title(part) for part in element)
+    elif len(element):
+        raise Refused
+    if (element.text or "").strip():
+        raise Refused  # a thumbnail's URL as text: feedparser's path's
     # feedparser's attribute names in lower case, a type in lower case, "&amp;" undone.
     attributes = {key.lower(): value.replace("&amp;", "&") for key, value in element.items()}
     if len(attributes) != len(element.attrib) or any("{" in key for key in attributes):
@@ -159,8 +170,39 @@ def read_media(element, found):
     return True
 
 
-def media_enclosures(found):
-    """``media:content`` with a URL as the dicts ``feedparser_reader.enclosures_of`` makes."""
+def content_title(element):
+    """A ``media:title`` inside a ``media:content``: feedparser takes it for the entry's title
+    unless the item has a title of its own, which the item's reader then checks."""
+    if element.tag != MEDIA_TITLE or len(element) or set(element.attrib) - {"type"}:
+        raise Refused  # media:description and the rest: feedparser's summary, its own
+    if element.get("type", "plain") not in ("plain", "text"):
+        raise Refused
+    return text_of(element)
+
+
+def media_by_prefix(root, body):
+    """The RSS Board's Media RSS elements renamed as Yahoo's: feedparser knows only
+    Yahoo's namespace but reads any element of prefix "media" as Media RSS. Refused
+    where that prefix is not the RSS Board namespace's only one, or names another too."""
+    if RSSBOARD_MEDIA not in body:
+        return
+    bindings = set(NAMESPACE_BINDING.findall(body))
+    if {uri for prefix, uri in bindings if prefix == b"media"} != {RSSBOARD_MEDIA} or {
+        prefix for prefix, uri in bindings if uri == RSSBOARD_MEDIA
+    } != {b"media"}:
+        raise Refused
+    tag = f"{{{RSSBOARD_MEDIA.decode()}}}"
+    for element in root.iter():
+        if element.tag.startswith(tag):
+            element.tag = MEDIA + element.tag.removeprefix(tag)
+
+
+def media_enclosures(found, title):
+    """``media:content`` with a URL as the dicts ``feedparser_reader.enclosures_of`` makes;
+    refused where a content's ``media:title`` is feedparser's title: the entry's own
+    ``title`` is empty."""
+    if found.get(MEDIA_TITLED) and not title.strip():
+        raise Refused
     return [
         {"url": media.get("url"), "type": media.get("type"), "length": media.get("filesize")}
         for media in found.get(MEDIA_CONTENT, ())

@@ -116,8 +116,8 @@ ITUNES = ' xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"'
     ("item", "namespaces"),
     [
         (
-            '<media:content url="https://cdn.example.com/a.mp4"><media:title>Clip</media:title>'
-            "</media:content>",
+            '<media:content url="https://cdn.example.com/a.mp4">'
+            "<media:description>Clip</media:description></media:content>",
             MEDIA_RSS,
         ),
         ("<itunes:keywords>redis, rabbitmq</itunes:keywords>", ITUNES),
@@ -130,7 +130,7 @@ ITUNES = ' xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"'
     ],
 )
 def test_what_the_fast_reader_cannot_reproduce_goes_to_feedparser(item, namespaces):
-    """Media RSS with a title, iTunes keywords, unknown attributes, an enclosure with text,
+    """Media RSS with a description, iTunes keywords, unknown attributes, an enclosure with text,
     an empty category (feedparser gives its domain to the next one), nested markup:
     refused, and ``parse`` stores feedparser's reading."""
     body = document(item, namespaces=namespaces)

@@ -169,6 +169,41 @@ def test_media_rss_content_and_thumbnails_as_the_feedparser_path_reads_them():
     assert entry.podcast.image_url == "https://cdn.example.com/t.jpg"
 
 
+CLIP = (
+    '<media:content url="https://cdn.example.com/a.mp4" medium="video">'
+    '<media:title type="plain">Clip</media:title></media:content>'
+)
+RSSBOARD = ' xmlns:{prefix}="http://www.rssboard.org/media-rss"'
+
+
+def test_a_media_title_under_the_item_s_own_title_is_read_as_feedparser_reads_it():
+    """feedparser keeps the item's title over a media:title written deeper, in either order."""
+    for item in (CLIP, CLIP + "<title>Later</title>"):
+        body = document(item, namespaces=MEDIA)
+        if "Later" in item:
+            body = body.replace(b"<title>Episode</title>", b"")
+        entry = read_by_both(body).entries[0]
+        assert entry.title == ("Later" if "Later" in item else "Episode")
+        assert [e.url for e in entry.enclosures] == ["https://cdn.example.com/a.mp4"]
+
+
+def test_a_media_title_that_is_feedparser_s_title_goes_to_feedparser():
+    """With no title of the item's own, feedparser's title is the media:title: refused."""
+    body = document(CLIP, namespaces=MEDIA).replace(b"<title>Episode</title>", b"")
+    assert fastrss.parse(body, url=URL, content_type=RSS) is None
+    assert feedparser_reader.parse(body, url=URL, content_type=RSS).entries[0].title == "Clip"
+
+
+def test_the_rss_board_s_media_namespace_is_read_as_feedparser_reads_it_by_its_prefix():
+    """feedparser knows Yahoo's namespace only, but reads any "media:" element as Media RSS."""
+    body = document(CLIP.replace(' medium="video"', ""), namespaces=RSSBOARD.format(prefix="media"))
+    entry = read_by_both(body).entries[0]
+    assert [e.url for e in entry.enclosures] == ["https://cdn.example.com/a.mp4"]
+
+    other_prefix = body.replace(b"xmlns:media=", b"xmlns:m=").replace(b"media:", b"m:")
+    assert fastrss.parse(other_prefix, url=URL, content_type=RSS) is None
+
+
 def test_a_permalink_guid_without_a_link_is_the_link():
     body = document("").replace(
         b'<guid isPermaLink="false">ep</guid>', b"<guid>https://radio.example.com/ep/1</guid>"
@@ -263,7 +298,9 @@ def test_every_real_feed_the_fast_reader_takes_is_stored_as_feedparser_s_path_st
         assert (fast, fast.all_dropped()) == (slow, slow.all_dropped()), name_of(path)
         taken.append(name_of(path))
 
-    assert len(taken) >= 78  # 70 before feedparser's title guess, iTunes summaries, odd <rss>s
+    # 70 before feedparser's title guess, iTunes summaries, odd <rss>s; 78 before the RSS
+    # Board's Media RSS namespace and a media:title under the item's own title.
+    assert len(taken) >= 79
 
 
 @pytest.mark.parametrize(
