@@ -113,7 +113,7 @@ def reply_recipient(reply):
     parent = reply.parent
     if reply.status != Status.PUBLISHED or parent is None:
         return None
-    if parent.status != Status.PUBLISHED or not parent.notify_replies:  # awaiting_notices
+    if parent.status != Status.PUBLISHED or not parent.notify_replies:  # awaiting_notices()'s rule
         return None
     if parent.email_address.casefold() == reply.email_address.casefold():
         return None  # answering oneself
