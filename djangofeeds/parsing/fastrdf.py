@@ -35,9 +35,9 @@ def as_rss(root):
     for element in root.iter():
         if element.tag.startswith(RSS1):
             element.tag = element.tag.removeprefix(RSS1)
-    channels = [element for element in root if element.tag == "channel"]
     if not len(root):
         return Element("rss")  # no channel, no item: a feed with no entries, for feedparser too
+    channels = [element for element in root if element.tag == "channel"]
     if len(channels) != 1:
         raise Refused
     channel = bookkeeping_left_out(channels[0])

@@ -1,4 +1,4 @@
-"""The fast RSS reader held against feedparser's path, on documents a test writes."""
+"""The fast readers held against feedparser's path, on documents a test writes."""
 
 from djangofeeds.parsing import fastrss, feedparser_reader
 
@@ -16,12 +16,11 @@ def document(item, channel="", namespaces=""):
     ).encode()
 
 
-def read_by_both(body, url=URL):
-    """The fast reader's feed, checked equal to the feedparser path's (dropped counts too)."""
-    fast = fastrss.parse(body, url=url, content_type=RSS)
+def read_by_both(body, url=URL, *, reader=fastrss, content_type=RSS):
+    """The fast ``reader``'s feed, checked equal to the feedparser path's (dropped counts too)."""
+    fast = reader.parse(body, url=url, content_type=content_type)
     assert fast is not None, "the fast reader refused the document"
-    slow = feedparser_reader.parse(body, url=url, content_type=RSS)
-    slow.parser = "fastrss"
-    assert fast == slow
-    assert fast.all_dropped() == slow.all_dropped()
+    slow = feedparser_reader.parse(body, url=url, content_type=content_type)
+    slow.parser = fast.parser
+    assert (fast, fast.all_dropped()) == (slow, slow.all_dropped())
     return fast

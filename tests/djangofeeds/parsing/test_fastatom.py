@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import pytest
 
 from djangofeeds.parsing import fastatom, feedparser_reader, readers
-from tests.support import fidelity
+from tests.support import fast_readers, fidelity
 from tests.support.real_corpus import feed_files, name_of, url_of
 
 URL = "https://blog.example.com/feed.atom"
@@ -28,12 +28,7 @@ def atom(entry, feed="", declaration=True):
 
 
 def read_by_both(body, url=URL):
-    fast = fastatom.parse(body, url=url, content_type=ATOM)
-    assert fast is not None, "the fast reader refused the document"
-    slow = feedparser_reader.parse(body, url=url, content_type=ATOM)
-    slow.parser = "fastatom"
-    assert (fast, fast.all_dropped()) == (slow, slow.all_dropped())
-    return fast
+    return fast_readers.read_by_both(body, url, reader=fastatom, content_type=ATOM)
 
 
 def test_a_common_entry_is_read_as_feedparser_s_path_reads_it():
