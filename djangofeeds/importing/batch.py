@@ -160,22 +160,19 @@ def run_batch(
 ):
     """Import ``urls``, as ``import_feed`` would each, their fetches together; count the outcomes.
 
-    The body of ``import_feed_batch``. Each feed gets its own lock, claim check,
-    host slot and run, as in ``import_under_lock``; the locks and the fences
-    are taken together (``batch_admission``). The feeds are admitted in turn,
-    each one's fetch starting in a fetch thread as it is admitted
-    (``batch_fetches``); then each is stored as its answer comes back, and the
-    stored ones are finished together before the batch waits for the next
-    answer (``Stored``: the unchanged feeds' writes in one statement, their
-    slots and locks in one round trip). A crash is
-    recorded on its feed and the batch goes on. A feed whose host is busy goes
-    back as an ``import_feed`` of its own that waits a few seconds, unless the
-    batch itself holds that host's slots: then it waits for the batch's next
-    round of fetches. The feeds not started yet go back too when the lock
-    cache is unreachable (they retry then), and when the soft ``time_limit``
-    (seconds) is near: no round of fetches starts once less than two fetch
-    deadlines are left, so timeouts never add up to it. ``origin`` (who asked)
-    goes on each feed's run.
+    The body of ``import_feed_batch``. Each feed gets its own lock, claim check, host slot and
+    run, as in ``import_under_lock``; the locks and the fences are taken together
+    (``batch_admission``). The feeds are admitted in turn, each one's fetch starting in a fetch
+    thread as it is admitted (``batch_fetches``); then each is stored as its answer comes back,
+    and the stored ones are finished together before the batch waits for the next answer
+    (``Stored``: the unchanged feeds' writes in one statement, their slots and locks in one
+    round trip). A crash is recorded on its feed and the batch goes on. A feed whose host is
+    busy goes back as an ``import_feed`` of its own that waits a few seconds, unless the batch
+    itself holds that host's slots: then it waits for the batch's next round of fetches. The
+    feeds not started yet go back too when the lock cache is unreachable (they retry then), and
+    when the soft ``time_limit`` (seconds) is near: no round of fetches starts once less than
+    two fetch deadlines are left, so timeouts never add up to it. ``origin`` (who asked) goes on
+    each feed's run.
 
     With ``leave_stragglers`` (a worker's batch), once nothing is left but
     fetches still out after ``PATIENCE``, those imports are left to the
@@ -196,6 +193,12 @@ class Round:
         self.stored = Stored()  # the imports stored and not finished: their writes, their locks
         self.admitted = {}  # each fetch's Future -> its FeedImport
         self.later = []  # the URLs for the next round (their host's slots are this round's)
+
+    def give_back(self, urls):
+        """Close ``urls``' imports before they go back: their import_feed finds the lock free."""
+        going = set(urls)
+        for feed_import in [held for held in self.imports if held.url in going]:
+            feed_import.close()
 
 
 class Batch:
@@ -230,8 +233,9 @@ class Batch:
             admit_round(self, current)
             self.store_answers(current)
         except SoftTimeLimitExceeded:
-            admitted = [held.url for held in current.admitted.values()]
-            self.send_back(admitted + current.later, "it reached its time limit")
+            rest = [held.url for held in current.admitted.values()] + current.later
+            current.give_back(rest)
+            self.send_back(rest, "it reached its time limit")
             return []
         finally:
             try:

@@ -45,7 +45,9 @@ def admit_round(batch, current):
     except SoftTimeLimitExceeded:  # before the import began (the lock, the database)
         record_stop(waiting[index], batch.time_limit, origin=batch.origin)
         batch.counts[Outcome.FAILED] += 1
-        batch.send_back(waiting[index + 1 :] + current.later, "it reached its time limit")
+        rest = waiting[index + 1 :] + current.later
+        current.give_back(rest)
+        batch.send_back(rest, "it reached its time limit")
         current.later = []
         raise  # the admitted feeds go back too (Batch.run_round)
 
@@ -65,6 +67,7 @@ def admit_feed(batch, current, feed_import, not_before, feed, slot):
             current.later.append(url)  # its slots are this batch's: in the next round
             return
         wait = busy_wait(0)
+        feed_import.close()  # its own import_feed takes the lock again
         dispatch.send_back(
             [url], batch.claim, batch.origin.refresh_run, countdown=wait, host_waits=1
         )

@@ -3,14 +3,16 @@ each imported as ``import_feed`` imports it; what a batch cannot import goes bac
 
 import base64
 import json
+import signal
 import time
 
 import pytest
 import redis
+from celery.exceptions import SoftTimeLimitExceeded
 from django.core.cache import cache
 from django.utils import timezone
 
-from djangofeeds.importing import batch, runner
+from djangofeeds.importing import batch, dispatch, runner
 from djangofeeds.importing.dispatch import IMPORT_FEED, IMPORT_FEED_BATCH, enqueue_imports
 from djangofeeds.importing.runner import lock_key
 from djangofeeds.locking.fence import next_fence
@@ -348,6 +350,41 @@ def test_a_batch_near_its_time_limit_sends_the_rest_back(
     assert [(task, args, eta) for task, args, _, eta in queued(private_broker)] == [
         (IMPORT_FEED, [url], None) for url in rest
     ]
+
+
+def test_a_batch_stopped_by_its_soft_time_limit_frees_the_feeds_it_sends_back_first(
+    feed_server, private_broker, settings, clean_cache, monkeypatch
+):
+    """The soft time limit (raised by a signal, as the pool process's is) stops the batch
+    while one feed is fetched and the other waits for the host's one slot: both go back,
+    and each one's lock is already free when its ``import_feed`` is sent, or that import
+    could run at once on another process, find the lock held, and skip the feed."""
+    settings.DJANGOFEEDS_MAX_PER_HOST = 1
+    slow = feed_server.serve("/slow-stop.xml", rss(numbered_items(1)), delay=3)
+    waiting = feed_server.serve("/waits.xml", rss(numbered_items(1)))
+    claim = claimed([slow, waiting])
+    held_when_sent = {}
+    send_back = dispatch.send_back
+
+    def watched_send_back(urls, *args, **kwargs):
+        held_when_sent.update({url: cache.get(lock_key(IMPORT_FEED, url)) for url in urls})
+        return send_back(urls, *args, **kwargs)
+
+    def soft_time_limit(*_):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(dispatch, "send_back", watched_send_back)
+    previous = signal.signal(signal.SIGALRM, soft_time_limit)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        counts = batch.run_batch([slow, waiting], task_name=IMPORT_FEED, claim=claim)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+    assert counts == {"sent back": 2}
+    assert held_when_sent == {slow: None, waiting: None}
+    assert [args for _, args, _, _ in queued(private_broker)] == [[slow], [waiting]]
 
 
 def test_a_batch_without_its_lock_cache_imports_nothing_and_sends_every_feed_back(
