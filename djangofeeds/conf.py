@@ -49,6 +49,8 @@ DEFAULTS = {
     "DJANGOFEEDS_PUBLIC_URL": None,
     # Seconds of WebSub lease asked of a hub (it may grant another); renewed before it ends.
     "DJANGOFEEDS_WEBSUB_LEASE_SECONDS": 10 * 24 * 3600,
+    # Posts in each output feed (RSS, Atom, JSON Feed), newest first.
+    "DJANGOFEEDS_PUBLISH_ITEMS": 50,
     # Celery's own setting: seconds a task result is kept (the cleanup prunes
     # this app's older results when django-celery-results is installed).
     "CELERY_RESULT_EXPIRES": 24 * 3600,
@@ -76,6 +78,7 @@ DJANGOFEEDS_OPML_CONCURRENCY: int
 DJANGOFEEDS_USER_AGENT_CONTACT: str | None
 DJANGOFEEDS_PUBLIC_URL: str | None
 DJANGOFEEDS_WEBSUB_LEASE_SECONDS: int
+DJANGOFEEDS_PUBLISH_ITEMS: int
 CELERY_RESULT_EXPIRES: int | None
 
 

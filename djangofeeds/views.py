@@ -6,7 +6,6 @@ import logging
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
-from django.db.models import Prefetch
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.csrf import csrf_exempt
@@ -16,6 +15,7 @@ from djangofeeds import conf
 from djangofeeds.models import Category, Feed, Post, Subscription
 from djangofeeds.push import subscriber
 from djangofeeds.push.protocol import check_signature
+from djangofeeds.republishing.scopes import FORMATS, alternates
 from djangofeeds.search import MAX_MATCHES, clean_query, search_posts
 from djangofeeds_blog_shared import query
 
@@ -23,13 +23,6 @@ logger = logging.getLogger(__name__)
 POSTS_PER_PAGE = 25
 # Chips under a post: a post with 50 categories shows the first few.
 CATEGORIES_SHOWN = 8
-
-
-def with_media(posts):
-    """Posts with their enclosures and categories, two queries per page rather than per post."""
-    return posts.prefetch_related(
-        "enclosures", Prefetch("categories", queryset=Category.objects.order_by("name"))
-    )
 
 
 def post_list(request):
@@ -44,7 +37,7 @@ def post_list(request):
     search_text = clean_query(request.GET.get("q", ""))
     if search_text:
         posts = search_posts(posts, search_text)
-    page = Paginator(with_media(posts), POSTS_PER_PAGE).get_page(query.page_number(request))
+    page = Paginator(posts.with_media(), POSTS_PER_PAGE).get_page(query.page_number(request))
     kept = {"category": category.pk if category else None, "q": search_text}
     page_query = urlencode({name: value for name, value in kept.items() if value})
     context = {
@@ -55,6 +48,7 @@ def post_list(request):
         "max_matches": MAX_MATCHES,
         "page_query": f"{page_query}&" if page_query else "",
         "categories_shown": CATEGORIES_SHOWN,
+        **feed_links(category=category),
     }
     return render(request, "djangofeeds/post_list.html", context)
 
@@ -62,17 +56,26 @@ def post_list(request):
 def feed_detail(request, pk):
     # A deactivated feed is no longer shown, as on /feeds/: 404, not its old posts.
     feed = get_object_or_404(Feed.objects.active(), pk=pk)
-    posts = with_media(feed.posts.all())
+    posts = feed.posts.with_media()
     page = Paginator(posts, POSTS_PER_PAGE).get_page(query.page_number(request))
     context = {"feed": feed, "page": page, "categories_shown": CATEGORIES_SHOWN}
+    context |= feed_links(feed=feed)
     return render(request, "djangofeeds/feed_detail.html", context)
 
 
 def post_detail(request, pk):
     post = get_object_or_404(
-        with_media(Post.objects.of_active_feeds().select_related("feed")), pk=pk
+        Post.objects.of_active_feeds().select_related("feed").with_media(), pk=pk
     )
-    return render(request, "djangofeeds/post_detail.html", {"post": post})
+    context = {"post": post, **feed_links(feed=post.feed)}
+    return render(request, "djangofeeds/post_detail.html", context)
+
+
+def feed_links(feed=None, category=None):
+    """The page's output feeds: all in ``<head>`` (``alternates``), its own as links
+    (``subscribe``: the feed's or the category's, else every active feed's)."""
+    found = alternates(feed=feed, category=category)
+    return {"alternates": found, "subscribe": found[-len(FORMATS) :]}
 
 
 READ_CHUNK = 64 * 1024

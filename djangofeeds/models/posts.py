@@ -18,6 +18,11 @@ class PostQuerySet(models.QuerySet["Post"]):
     def of_active_feeds(self) -> Self:
         return self.filter(feed__is_active=True)
 
+    def with_media(self) -> Self:
+        """With their enclosures and categories: two queries per page rather than per post."""
+        categories = models.Prefetch("categories", queryset=Category.objects.order_by("name"))
+        return self.prefetch_related("enclosures", categories)
+
 
 class Post(models.Model):
     feed = models.ForeignKey(
