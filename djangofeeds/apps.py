@@ -18,7 +18,8 @@ class DjangofeedsConfig(AppConfig):
         # runs as the task it is, even where the host never autodiscovers tasks.
         from djangofeeds import checks, tasks  # noqa: F401
         from djangofeeds.push import subscriber
-        from djangofeeds.signals import feed_deactivated
+        from djangofeeds.republishing import hubs
+        from djangofeeds.signals import feed_deactivated, posts_stored
 
         # WebSub: a feed deactivated or deleted is unsubscribed from its hub.
         feed_deactivated.connect(
@@ -29,6 +30,8 @@ class DjangofeedsConfig(AppConfig):
             sender=self.get_model("Feed"),
             dispatch_uid="djangofeeds-websub-delete",
         )
+        # WebSub publishing: an import that stored posts pings the hubs (when configured).
+        posts_stored.connect(hubs.posts_stored, dispatch_uid="djangofeeds-websub-publish")
         post_migrate.connect(repair_search_index, sender=self)
 
 

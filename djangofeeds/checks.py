@@ -6,6 +6,7 @@
 - ``djangofeeds.E004``: the lock cache names no cache in ``CACHES``.
 - ``djangofeeds.W001``: the lock cache is not shared between processes.
 - ``djangofeeds.W002`` (``check --deploy``): feeds on private addresses are allowed.
+- ``djangofeeds.W003``: WebSub hubs to publish to, but no public URL to name the topics by.
 """
 
 from django.conf import settings
@@ -71,10 +72,40 @@ def bad_contact(contact):
     ]
 
 
+def bad_hubs(hubs):
+    """An ``Error`` when the hubs to publish to are not a list of http(s) URLs."""
+    if isinstance(hubs, list | tuple) and all(
+        isinstance(hub, str) and hub.lower().startswith(("http://", "https://")) for hub in hubs
+    ):
+        return []
+    return [
+        Error(
+            f"DJANGOFEEDS_PUBLISH_HUBS must be a list of http(s) URLs, not {hubs!r}.",
+            hint="e.g. ['https://pubsubhubbub.appspot.com/'], or [] to publish to none.",
+            id="djangofeeds.E001",
+        )
+    ]
+
+
+@register()
+def check_publishing(app_configs, **kwargs):
+    if not conf.DJANGOFEEDS_PUBLISH_HUBS or conf.DJANGOFEEDS_PUBLIC_URL:
+        return []
+    return [
+        Warning(
+            "DJANGOFEEDS_PUBLISH_HUBS is set but DJANGOFEEDS_PUBLIC_URL is not: the output "
+            "feeds name no hub and no hub is told of new posts.",
+            hint="Set DJANGOFEEDS_PUBLIC_URL to the base URL at which hubs reach this site.",
+            id="djangofeeds.W003",
+        )
+    ]
+
+
 @register()
 def check_settings(app_configs, **kwargs):
     errors = bad_whole_numbers(WHOLE_NUMBERS, lambda name: getattr(conf, name), "djangofeeds.E001")
     errors += bad_contact(conf.DJANGOFEEDS_USER_AGENT_CONTACT)
+    errors += bad_hubs(conf.DJANGOFEEDS_PUBLISH_HUBS)
     if errors:
         return errors  # the checks below compare these numbers
     if conf.DJANGOFEEDS_MIN_POLL_INTERVAL > conf.DJANGOFEEDS_MAX_POLL_INTERVAL:

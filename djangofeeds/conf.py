@@ -51,6 +51,8 @@ DEFAULTS = {
     "DJANGOFEEDS_WEBSUB_LEASE_SECONDS": 10 * 24 * 3600,
     # Posts in each output feed (RSS, Atom, JSON Feed), newest first.
     "DJANGOFEEDS_PUBLISH_ITEMS": 50,
+    # WebSub hubs the output feeds name and imports ping (needs DJANGOFEEDS_PUBLIC_URL).
+    "DJANGOFEEDS_PUBLISH_HUBS": (),
     # Celery's own setting: seconds a task result is kept (the cleanup prunes
     # this app's older results when django-celery-results is installed).
     "CELERY_RESULT_EXPIRES": 24 * 3600,
@@ -79,6 +81,7 @@ DJANGOFEEDS_USER_AGENT_CONTACT: str | None
 DJANGOFEEDS_PUBLIC_URL: str | None
 DJANGOFEEDS_WEBSUB_LEASE_SECONDS: int
 DJANGOFEEDS_PUBLISH_ITEMS: int
+DJANGOFEEDS_PUBLISH_HUBS: list[str] | tuple[str, ...]
 CELERY_RESULT_EXPIRES: int | None
 
 

@@ -18,6 +18,7 @@ from djangofeeds.locking.hosts import HostBusy
 from djangofeeds.locking.locks import LockUnavailable
 from djangofeeds.models import Subscription
 from djangofeeds.push import subscriber
+from djangofeeds.republishing import hubs as republishing_hubs
 from djangofeeds.schedules import TICK_EXPIRES
 from djangofeeds.search import indexing
 
@@ -213,11 +214,8 @@ def import_feed_batch(
     claim: str | None = None,
     refresh_run: int | None = None,
 ) -> dict[str, int]:
-    """Scheduled imports of several feeds in one message (``DJANGOFEEDS_FEEDS_PER_MESSAGE``).
-
-    Each feed is imported as ``import_feed`` imports it, under the same lock
-    (``batch.run_batch``); Celery's work per message is paid once for all.
-    """
+    """Scheduled imports of several feeds in one message (``DJANGOFEEDS_FEEDS_PER_MESSAGE``),
+    each as ``import_feed`` imports it (``batch.run_batch``), Celery's work paid once."""
     request = self.request
     options = {"task_name": import_feed.name, "claim": claim, "time_limit": self.soft_limit()}
     # In a worker, a dead server's fetch does not hold the pool process (batch.PATIENCE).
@@ -262,11 +260,17 @@ def subscribe_feed(subscription_id: int, mode: str = "subscribe") -> dict[str, A
     return {"status": "requested", "subscription": subscription_id, "mode": mode}
 
 
-@shared_task(
-    bind=True,
-    acks_late=True,
-    max_retries=10,
-)
+@shared_task(bind=True, ignore_result=True, max_retries=5)
+def publish_to_hubs(self: Task, feed_id: int, category_ids=(), hubs=None) -> dict[str, Any]:
+    """Ping the WebSub hubs with the output feeds an import changed; a failed hub later."""
+    urls, failed = republishing_hubs.publish(feed_id, category_ids, hubs)
+    if failed:
+        kwargs = {"feed_id": feed_id, "category_ids": category_ids, "hubs": failed}
+        raise self.retry(kwargs=kwargs, countdown=retry_countdown(self.request.retries, 30))
+    return {"feed": feed_id, "topics": len(urls)}
+
+
+@shared_task(bind=True, acks_late=True, max_retries=10)
 def store_push(
     self: Task, subscription_id: int, body_b64: str, content_type: str = ""
 ) -> dict[str, Any]:

@@ -41,6 +41,8 @@ class HubSubscription:
 @dataclass
 class Hub:
     requests: list = field(default_factory=list)  # form dicts of every (un)subscribe POST
+    published: list = field(default_factory=list)  # (path, [hub.url, ...]) of each publish ping
+    failing: set = field(default_factory=set)  # paths that answer 503 (a hub down)
     verifications: list = field(default_factory=list)
     subscriptions: dict = field(default_factory=dict)  # callback -> HubSubscription
     redirects: dict = field(default_factory=dict)  # path -> (status, location)
@@ -76,6 +78,10 @@ class WebSubHub:
     def redirect(self, path, to, status=307):
         """Answer POSTs to ``path`` with a redirect to ``to`` (another path on the hub)."""
         self.state.redirects[path] = (status, to)
+
+    def publishes(self, path="/hub"):
+        """The ``hub.url`` lists of the publish pings that reached ``path``, in order."""
+        return [urls for seen, urls in self.state.published if seen == path]
 
     def received(self, path="/hub"):
         """The (un)subscription requests that reached ``path``, as form dicts."""
@@ -160,9 +166,18 @@ class WebSubHub:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
-                form = dict(parse_qsl(self.rfile.read(length).decode()))
+                pairs = parse_qsl(self.rfile.read(length).decode())
+                form = dict(pairs)
                 with hub.lock:
                     hub.state.requests.append((self.path, form))
+                    if form.get("hub.mode") == "publish":  # hub.url may be repeated
+                        urls = [value for name, value in pairs if name == "hub.url"]
+                        hub.state.published.append((self.path, urls))
+                if self.path in hub.state.failing:
+                    self.send_response(503)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 if self.path in hub.state.redirects:
                     status, to = hub.state.redirects[self.path]
                     self.send_response(status)

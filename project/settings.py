@@ -381,6 +381,9 @@ DJANGOFEEDS_MAX_BYTES = env_int("DJANGOFEEDS_MAX_BYTES", 10 * 1024 * 1024)
 DJANGOFEEDS_ALLOW_PRIVATE_HOSTS = env_bool("DJANGOFEEDS_ALLOW_PRIVATE_HOSTS", False)
 # WebSub push: the base URL at which hubs reach this site; empty, every feed is polled.
 DJANGOFEEDS_PUBLIC_URL = env_str("DJANGOFEEDS_PUBLIC_URL") or None
+# WebSub publishing: hubs the output feeds name and imports ping (with the public URL).
+DJANGOFEEDS_PUBLISH_HUBS = env_list("DJANGOFEEDS_PUBLISH_HUBS", "")
+DJANGOFEEDS_PUBLISH_ITEMS = env_int("DJANGOFEEDS_PUBLISH_ITEMS", 50)
 # Seconds between two imports of a healthy feed (the server's Cache-Control,
 # Retry-After and RSS <ttl> may push the next one later, never earlier).
 DJANGOFEEDS_REFRESH_INTERVAL = env_int("DJANGOFEEDS_REFRESH_INTERVAL", 1800)

@@ -18,6 +18,7 @@ EVERY_TASK = {
     "djangofeeds.tasks.refresh_feeds",
     "djangofeeds.tasks.cleanup",
     "djangofeeds.tasks.subscribe_feed",
+    "djangofeeds.tasks.publish_to_hubs",
     "djangofeeds.tasks.store_push",
     "djangofeeds.tasks.renew_subscriptions",
     "djangofeeds.tasks.index_posts",

@@ -7,6 +7,9 @@ podcast episode's details (season, episode, explicit, transcript, chapters) in
 
 from django.http import JsonResponse
 
+from djangofeeds import conf
+from djangofeeds.republishing import hubs
+
 VERSION = "https://jsonfeed.org/version/1.1"
 CONTENT_TYPE = "application/feed+json; charset=utf-8"
 
@@ -20,6 +23,9 @@ def json_feed(request, scope, posts):
         "feed_url": request.build_absolute_uri(scope.url("json")),
         "items": [json_item(request, post) for post in posts],
     }
+    if hubs.enabled():
+        document["feed_url"] = hubs.topic_url(scope, "json")
+        document["hubs"] = [{"type": "WebSub", "url": hub} for hub in conf.DJANGOFEEDS_PUBLISH_HUBS]
     if scope.kind == "feed":
         feed = scope.subject
         if feed.description:

@@ -11,6 +11,9 @@ from urllib.parse import urlsplit
 from django.contrib.syndication.views import Feed as SyndicationView
 from django.utils.feedgenerator import Atom1Feed, Enclosure, Rss201rev2Feed
 
+from djangofeeds import conf
+from djangofeeds.republishing import hubs
+
 ITUNES = "http://www.itunes.com/dtds/podcast-1.0.dtd"
 PODCAST = "https://podcastindex.org/namespace/1.0"
 CHAPTERS_TYPE = "application/json+chapters"
@@ -47,7 +50,9 @@ class RepublishedRss(Rss201rev2Feed):
         return with_podcast_namespaces(super().rss_attributes())
 
     def add_root_elements(self, handler):
-        super().add_root_elements(handler)
+        super().add_root_elements(handler)  # with <atom:link rel="self">
+        for hub in self.feed["hubs"]:
+            handler.addQuickElement("atom:link", attrs={"rel": "hub", "href": hub})
         if self.feed.get("image"):
             handler.addQuickElement("itunes:image", attrs={"href": self.feed["image"]})
 
@@ -63,7 +68,9 @@ class RepublishedAtom(Atom1Feed):
         return with_podcast_namespaces(super().root_attributes())
 
     def add_root_elements(self, handler):
-        super().add_root_elements(handler)
+        super().add_root_elements(handler)  # with <link rel="self">
+        for hub in self.feed["hubs"]:
+            handler.addQuickElement("link", attrs={"rel": "hub", "href": hub})
         if self.feed.get("image"):
             handler.addQuickElement("logo", self.feed["image"])
 
@@ -100,13 +107,16 @@ class RepublishedFeed(SyndicationView):
         return scope.page_url()
 
     def feed_url(self, scope):
-        return scope.url(self.fmt)
+        return hubs.topic_url(scope, self.fmt) if hubs.enabled() else scope.url(self.fmt)
 
     def description(self, scope):
         return (scope.kind == "feed" and scope.subject.description) or scope.title
 
     def feed_extra_kwargs(self, scope):
-        return {"image": scope.subject.image_url} if scope.kind == "feed" else {}
+        extra = {"hubs": list(conf.DJANGOFEEDS_PUBLISH_HUBS) if hubs.enabled() else []}
+        if scope.kind == "feed":
+            extra["image"] = scope.subject.image_url
+        return extra
 
     def items(self, scope):
         return self.posts

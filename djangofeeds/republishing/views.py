@@ -8,8 +8,10 @@ from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 from django.utils.translation import gettext as _
 
+from djangofeeds import conf
 from djangofeeds.discovery.opml import build_opml
 from djangofeeds.models import Feed
+from djangofeeds.republishing import hubs
 from djangofeeds.republishing.jsonfeed import json_feed
 from djangofeeds.republishing.scopes import Scope
 from djangofeeds.republishing.syndication import RepublishedFeed
@@ -30,6 +32,11 @@ def output_view(kind, fmt):
             else:
                 response = RepublishedFeed(scope, posts, fmt)(request)
         response.headers["ETag"] = etag
+        if hubs.enabled():  # WebSub discovery, which subscribers read first (WebSub 4)
+            links = [f'<{hub}>; rel="hub"' for hub in conf.DJANGOFEEDS_PUBLISH_HUBS]
+            response.headers["Link"] = ", ".join(
+                [*links, f'<{hubs.topic_url(scope, fmt)}>; rel="self"']
+            )
         if last_modified is not None:
             response.headers["Last-Modified"] = http_date(last_modified)
         else:  # Django's, from the posts' own dates, is not when they last changed here

@@ -66,3 +66,23 @@ def test_listener_finds_the_episode_and_its_player_loads_only_when_asked(page, f
     page.get_by_role("link", name="Brokers").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Posts in “Brokers”")
     expect(page.locator("article.post")).to_have_count(1)
+
+
+def test_listener_subscribes_to_the_show_from_its_page(page, feed_server):
+    """The show's page offers its own feeds; the RSS link gives a feed that carries the
+    episode's enclosure and names the show as its source, and the page's <head> lets a
+    browser or a feed reader find the same feeds."""
+    import_url(feed_server.serve("/podcast.xml", PODCAST.read_bytes()))
+    page.goto("/feeds/")
+    page.get_by_role("link", name="Distributed Tasks Radio").first.click()
+
+    subscribe = page.locator(".subscribe")
+    expect(subscribe.get_by_role("link", name="RSS")).to_be_visible()
+    head_links = page.locator('head link[rel="alternate"][href^="/feeds/"]')  # the site has more
+    expect(head_links).to_have_count(6)  # every feed's, then the show's, in three formats
+    href = subscribe.get_by_role("link", name="RSS").get_attribute("href")
+    assert href in [head_links.nth(n).get_attribute("href") for n in range(6)]
+
+    response = page.request.get(href)
+    assert response.ok and response.headers["content-type"].startswith("application/rss+xml")
+    assert EPISODE in response.text() and "<source url=" in response.text()
