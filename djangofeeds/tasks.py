@@ -188,11 +188,8 @@ def database_error(exc: BaseException) -> BaseException | None:
 
 
 def database_failure_reply(url: str, exc: BaseException, origin: ImportOrigin) -> dict[str, Any]:
-    """An import the database failed: one log line, not Celery's tracebacks; recorded if it can be.
-
-    A crash inside the import was recorded by the runner (``ImportCrashed``); one
-    before it is recorded here, on a new connection, unless the database is gone.
-    """
+    """An import the database failed: one log line, not Celery's tracebacks; recorded if it can
+    be (a crash before the import here, on a new connection, unless the database is gone)."""
     error = str(exc) if isinstance(exc, runner.ImportCrashed) else records.crash_message(exc)
     if not isinstance(exc, runner.ImportCrashed):
         with contextlib.suppress(*records.DATABASE_ERRORS):  # unreachable: nothing to write on
@@ -261,9 +258,11 @@ def subscribe_feed(subscription_id: int, mode: str = "subscribe") -> dict[str, A
 
 
 @shared_task(bind=True, ignore_result=True, max_retries=5)
-def publish_to_hubs(self: Task, feed_id: int, category_ids=(), hubs=None) -> dict[str, Any]:
+def publish_to_hubs(
+    self: Task, feed_id: int, category_ids: list[int] | None = None, hubs: list[str] | None = None
+) -> dict[str, Any]:
     """Ping the WebSub hubs with the output feeds an import changed; a failed hub later."""
-    urls, failed = republishing_hubs.publish(feed_id, category_ids, hubs)
+    urls, failed = republishing_hubs.publish(feed_id, category_ids or (), hubs)
     if failed:
         kwargs = {"feed_id": feed_id, "category_ids": category_ids, "hubs": failed}
         raise self.retry(kwargs=kwargs, countdown=retry_countdown(self.request.retries, 30))
