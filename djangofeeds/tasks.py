@@ -17,8 +17,7 @@ from djangofeeds.importing.records import ImportOrigin
 from djangofeeds.locking.hosts import HostBusy
 from djangofeeds.locking.locks import LockUnavailable
 from djangofeeds.models import Subscription
-from djangofeeds.push import subscriber
-from djangofeeds.republishing import hubs as republishing_hubs
+from djangofeeds.push import publisher, subscriber
 from djangofeeds.schedules import TICK_EXPIRES
 from djangofeeds.search import indexing
 
@@ -258,15 +257,14 @@ def subscribe_feed(subscription_id: int, mode: str = "subscribe") -> dict[str, A
 
 
 @shared_task(bind=True, ignore_result=True, max_retries=5)
-def publish_to_hubs(
-    self: Task, feed_id: int, category_ids: list[int] | None = None, hubs: list[str] | None = None
-) -> dict[str, Any]:
-    """Ping the WebSub hubs with the output feeds an import changed; a failed hub later."""
-    urls, failed = republishing_hubs.publish(feed_id, category_ids or (), hubs)
+def publish_to_hubs(self: Task, urls: list[str], hubs: list[str] | None = None) -> list[str]:
+    """Tell the WebSub hubs that the output feeds ``urls`` changed (``republishing.hubs``);
+    a hub that failed is asked again, alone, later. The hubs told."""
+    hubs = list(conf.DJANGOFEEDS_PUBLISH_HUBS) if hubs is None else hubs
+    failed = publisher.publish(urls, hubs)
     if failed:
-        kwargs = {"feed_id": feed_id, "category_ids": category_ids, "hubs": failed}
-        raise self.retry(kwargs=kwargs, countdown=retry_countdown(self.request.retries, 30))
-    return {"feed": feed_id, "topics": len(urls)}
+        raise self.retry(args=(urls, failed), countdown=retry_countdown(self.request.retries, 30))
+    return hubs
 
 
 @shared_task(bind=True, acks_late=True, max_retries=10)

@@ -1,21 +1,16 @@
 """WebSub publishing: the output feeds name their hubs, and an import that stored posts pings
-each hub with the output feeds it changed (W3C WebSub 4; the ``hub.mode=publish`` ping).
+each hub with the output feeds it changed (W3C WebSub 4; ``push.publisher`` pings).
 
 The hubs are ``DJANGOFEEDS_PUBLISH_HUBS``. A topic is an output feed's absolute URL under
 ``DJANGOFEEDS_PUBLIC_URL`` (the hub fetches it, and subscribers name it), so publishing is
-on only with both. No Celery here: ``djangofeeds.tasks.publish_to_hubs`` pings.
+on only with both. The task ``djangofeeds.tasks.publish_to_hubs`` takes the topics' URLs.
 """
-
-import logging
 
 from celery import current_app
 
 from djangofeeds import conf
-from djangofeeds.models import Category, Feed, Post
-from djangofeeds.push.protocol import HubError, post_form
+from djangofeeds.models import Category, Post
 from djangofeeds.republishing.scopes import FORMATS, Scope
-
-logger = logging.getLogger(__name__)
 
 # Sent by name, as the other tasks are from here: djangofeeds.tasks is not imported.
 PUBLISH_TO_HUBS = "djangofeeds.tasks.publish_to_hubs"
@@ -31,38 +26,13 @@ def topic_url(scope, fmt):
     return conf.DJANGOFEEDS_PUBLIC_URL.rstrip("/") + scope.url(fmt)
 
 
-def topics(feed_id, category_ids=()):
-    """The output feeds an import of ``feed_id`` changed: every active feed's, the feed's own
-    (while it is active) and those of the stored posts' categories, in every format."""
-    scopes = [Scope("posts")]
-    feed = Feed.objects.active().filter(pk=feed_id).first()
-    if feed is not None:
-        scopes.append(Scope("feed", feed))
+def topics(feed, category_ids=()):
+    """The output feeds an import of ``feed`` (active) changed: every active feed's, the
+    feed's own and those of the stored posts' categories, in every format."""
+    scopes = [Scope("posts"), Scope("feed", feed)]
     categories = Category.objects.filter(pk__in=category_ids).order_by("pk")
     scopes += [Scope("category", category) for category in categories]
     return [topic_url(scope, fmt) for scope in scopes for fmt in FORMATS]
-
-
-def ping(hub, urls):
-    """Tell ``hub`` that ``urls`` changed (one POST, ``hub.url`` repeated); ``HubError`` if not."""
-    post_form(hub, {"hub.mode": "publish", "hub.url": urls})
-
-
-def publish(feed_id, category_ids=(), hubs=None):
-    """Ping ``hubs`` (all of ``DJANGOFEEDS_PUBLISH_HUBS`` by default) with ``topics``; the
-    topics, and the hubs that could not be told (logged), for a retry."""
-    if not enabled():
-        return [], []
-    urls, failed = topics(feed_id, category_ids), []
-    for hub in hubs or conf.DJANGOFEEDS_PUBLISH_HUBS:
-        try:
-            ping(hub, urls)
-        except HubError as exc:
-            logger.warning("WebSub: publishing to %s failed: %s", hub, exc)
-            failed.append(hub)
-        else:
-            logger.info("WebSub: told %s of %d changed feeds", hub, len(urls))
-    return urls, failed
 
 
 def posts_stored(sender, feed, created, updated, **kwargs):
@@ -72,4 +42,5 @@ def posts_stored(sender, feed, created, updated, **kwargs):
     stored = [*created.values_list("pk", flat=True), *updated.values_list("pk", flat=True)]
     links = Post.categories.through.objects.filter(post_id__in=stored)
     category_ids = sorted(set(links.values_list("category_id", flat=True)))
-    current_app.signature(PUBLISH_TO_HUBS, args=(feed.pk, category_ids)).delay()
+    urls = topics(feed, category_ids)
+    current_app.signature(PUBLISH_TO_HUBS, args=(urls,)).delay()
