@@ -164,6 +164,11 @@ class Feed(models.Model):
         return reverse("djangofeeds:feed_detail", kwargs={"pk": self.pk})
 
     @property
+    def public_name(self) -> str:
+        """The feed's name on public pages and output feeds: its title, else its public URL."""
+        return self.title or self.public_url
+
+    @property
     def public_url(self) -> str:
         """The URL as the public pages show it: without user:password, query string and
         fragment, where private feeds keep their tokens (``?key=...``)."""

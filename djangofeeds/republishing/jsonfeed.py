@@ -57,7 +57,7 @@ def json_item(request, post):
     if attachments:
         item["attachments"] = attachments
     source = post.feed
-    item["_source"] = {"title": str(source), "feed_url": source.public_url}
+    item["_source"] = {"title": source.public_name, "feed_url": source.public_url}
     if source.link:
         item["_source"]["home_page_url"] = source.link
     podcast = podcast_details(post)

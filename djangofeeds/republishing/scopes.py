@@ -45,7 +45,7 @@ class Scope:
     @property
     def title(self):
         if self.kind == "feed":
-            return str(self.subject)
+            return self.subject.public_name
         if self.kind == "category":
             return _("Posts in “%(category)s”") % {"category": self.subject}
         return _("Latest from the feeds")
@@ -77,11 +77,11 @@ class Scope:
         Last-Modified is the latest successful import of the feeds listed, which any
         change to their posts comes with.
         """
-        columns = ("pk", "checksum", "feed__title", "feed__last_success_at")
+        columns = ("pk", "checksum", "feed__title", "feed__url", "feed__last_success_at")
         rows = list(self.posts().values_list(*columns))
         digest = hashlib.sha256(f"{fmt}\x1f{self.kind}\x1f{self.title}".encode())
-        for pk, checksum, source, _imported in rows:  # source: the title items name
-            digest.update(f"\x1e{pk}\x1f{checksum}\x1f{source}".encode())
+        for pk, checksum, title, url, _imported in rows:  # the source items name
+            digest.update(f"\x1e{pk}\x1f{checksum}\x1f{title}\x1f{url}".encode())
         if self.kind == "feed":  # the channel's own title, link and image
             feed = self.subject
             digest.update(f"\x1d{feed.link}\x1f{feed.image_url}\x1f{feed.description}".encode())

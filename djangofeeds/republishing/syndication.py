@@ -59,7 +59,7 @@ class RepublishedRss(Rss201rev2Feed):
     def add_item_elements(self, handler, item):
         super().add_item_elements(handler, item)
         source = item["post"].feed
-        handler.addQuickElement("source", str(source), {"url": source.public_url})
+        handler.addQuickElement("source", source.public_name, {"url": source.public_url})
         add_podcast_elements(handler, item["post"])
 
 
@@ -79,7 +79,7 @@ class RepublishedAtom(Atom1Feed):
         source = item["post"].feed
         handler.startElement("source", {})
         handler.addQuickElement("id", source.public_url)
-        handler.addQuickElement("title", str(source))
+        handler.addQuickElement("title", source.public_name)
         handler.addQuickElement("link", attrs={"rel": "self", "href": source.public_url})
         if source.link:
             handler.addQuickElement("link", attrs={"rel": "alternate", "href": source.link})

@@ -236,3 +236,14 @@ def test_the_blogroll_lists_the_active_feeds_without_their_secrets(client):
         reverse("djangofeeds:blogroll"), headers={"if-none-match": response["ETag"]}
     )
     assert unchanged.status_code == 304
+
+
+def test_an_untitled_private_feed_is_named_by_its_public_url_in_every_output(client):
+    """A feed's name falls back to its URL: the public one, never its password or token."""
+    feed = Feed.objects.create(url="https://ann:pw@example.org/private.xml?key=token")
+    Post.objects.create(feed=feed, guid="p-1", guid_hash="1" * 64, title="Private post")
+
+    for name, kwargs in [("posts_rss", {}), ("posts_atom", {}), ("feed_json", {"pk": feed.pk})]:
+        content = client.get(reverse(f"djangofeeds:{name}", kwargs=kwargs)).content
+        assert b"Private post" in content and b"https://example.org/private.xml" in content
+        assert b"token" not in content and b"pw" not in content, name
