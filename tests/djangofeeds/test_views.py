@@ -168,3 +168,14 @@ def test_imported_images_are_stored_without_referrer(feed_server):
 
     assert content.count('referrerpolicy="no-referrer"') == 2
     assert content.count('loading="lazy"') == 2
+
+
+def test_an_untitled_private_feed_is_named_by_its_public_url_on_every_page(client):
+    """A feed without a title is named by its URL: the public one, without password or token."""
+    feed = FeedFactory(title="", url="https://ann:pw@example.org/private.xml?key=token")
+    post = PostFactory(feed=feed, title="Private post")
+
+    for url in ("/feeds/", feed.get_absolute_url(), post.get_page_url()):
+        page = client.get(url).text
+        assert "https://example.org/private.xml" in page, url
+        assert "token" not in page and "ann:pw" not in page, url
