@@ -20,7 +20,7 @@ from django.utils import timezone
 from djangofeeds import conf
 from djangofeeds.locking.fence import write_fenced
 from djangofeeds.models import Feed, Subscription, new_callback_token, new_secret
-from djangofeeds.push.protocol import HubError, discover, post_form
+from djangofeeds.push.protocol import HubError, discover, post_form, public_url
 from djangofeeds_blog_shared.query import ASCII_NUMBER
 
 logger = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ def enabled():
 def callback_url(subscription):
     """The URL the hub verifies and pushes to: the public base and the app's mount."""
     path = reverse("djangofeeds:websub_callback", kwargs={"token": subscription.token})
-    return conf.DJANGOFEEDS_PUBLIC_URL.rstrip("/") + path
+    return public_url(path)
 
 
 def found_hub(feed, headers, body, url, *, current=None):

@@ -10,6 +10,7 @@ from celery import current_app
 
 from djangofeeds import conf
 from djangofeeds.models import Category, Post
+from djangofeeds.push.protocol import public_url
 from djangofeeds.republishing.scopes import FORMATS, Scope
 
 # Sent by name, as the other tasks are from here: djangofeeds.tasks is not imported.
@@ -23,7 +24,7 @@ def enabled():
 
 def topic_url(scope, fmt):
     """``scope``'s output feed in ``fmt``, as hubs and subscribers know it."""
-    return conf.DJANGOFEEDS_PUBLIC_URL.rstrip("/") + scope.url(fmt)
+    return public_url(scope.url(fmt))
 
 
 def topics(feed, category_ids=()):
