@@ -38,6 +38,8 @@ WHOLE_NUMBERS = {
     "DJANGOFEEDS_KEEP_POSTS": 0,
     "DJANGOFEEDS_KEEP_RUNS_DAYS": 0,
     "DJANGOFEEDS_KEEP_RUNS_PER_FEED": 0,
+    "DJANGOFEEDS_DEAD_AFTER": 1,
+    "DJANGOFEEDS_MOVE_AFTER": 1,
 }
 
 
@@ -87,6 +89,22 @@ def bad_hubs(hubs):
     ]
 
 
+def bad_digest_recipients(recipients):
+    """An ``Error`` when the digest's recipients are not None or a list of e-mail addresses."""
+    if recipients is None or (
+        isinstance(recipients, list | tuple)
+        and all(isinstance(address, str) and "@" in address for address in recipients)
+    ):
+        return []
+    return [
+        Error(
+            f"DJANGOFEEDS_DIGEST_TO must be a list of e-mail addresses, not {recipients!r}.",
+            hint="e.g. ['ops@example.org'], [] to send no digest, or None for the ADMINS.",
+            id="djangofeeds.E001",
+        )
+    ]
+
+
 @register()
 def check_publishing(app_configs, **kwargs):
     if not conf.DJANGOFEEDS_PUBLISH_HUBS or conf.DJANGOFEEDS_PUBLIC_URL:
@@ -106,6 +124,7 @@ def check_settings(app_configs, **kwargs):
     errors = bad_whole_numbers(WHOLE_NUMBERS, lambda name: getattr(conf, name), "djangofeeds.E001")
     errors += bad_contact(conf.DJANGOFEEDS_USER_AGENT_CONTACT)
     errors += bad_hubs(conf.DJANGOFEEDS_PUBLISH_HUBS)
+    errors += bad_digest_recipients(conf.DJANGOFEEDS_DIGEST_TO)
     if errors:
         return errors  # the checks below compare these numbers
     if conf.DJANGOFEEDS_MIN_POLL_INTERVAL > conf.DJANGOFEEDS_MAX_POLL_INTERVAL:

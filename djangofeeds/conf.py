@@ -53,6 +53,12 @@ DEFAULTS = {
     "DJANGOFEEDS_PUBLISH_ITEMS": 50,
     # WebSub hubs the output feeds name and imports ping (needs DJANGOFEEDS_PUBLIC_URL).
     "DJANGOFEEDS_PUBLISH_HUBS": (),
+    # Feed health (docs/health.md): failures in a row (over at least 7 days) that make a
+    # feed dead; identical permanent redirects in a row (over at least a day) that move it;
+    # who gets the weekly digest of changes (None: the site's ADMINS).
+    "DJANGOFEEDS_DEAD_AFTER": 10,
+    "DJANGOFEEDS_MOVE_AFTER": 3,
+    "DJANGOFEEDS_DIGEST_TO": None,
     # Celery's own setting: seconds a task result is kept (the cleanup prunes
     # this app's older results when django-celery-results is installed).
     "CELERY_RESULT_EXPIRES": 24 * 3600,
@@ -82,7 +88,16 @@ DJANGOFEEDS_PUBLIC_URL: str | None
 DJANGOFEEDS_WEBSUB_LEASE_SECONDS: int
 DJANGOFEEDS_PUBLISH_ITEMS: int
 DJANGOFEEDS_PUBLISH_HUBS: list[str] | tuple[str, ...]
+DJANGOFEEDS_DEAD_AFTER: int
+DJANGOFEEDS_MOVE_AFTER: int
+DJANGOFEEDS_DIGEST_TO: list[str] | tuple[str, ...] | None
 CELERY_RESULT_EXPIRES: int | None
+
+
+def public_url(path: str) -> str:
+    """``path`` on this site as others reach it (``DJANGOFEEDS_PUBLIC_URL``, which must be
+    set): WebSub callbacks and topics, the digest's links."""
+    return str(__getattr__("DJANGOFEEDS_PUBLIC_URL")).rstrip("/") + path
 
 
 def __getattr__(name: str) -> object:

@@ -27,6 +27,11 @@ BEAT_SCHEDULE = {
         "schedule": 3600,
         "options": {"expires": 3000},
     },
+    "djangofeeds: mail the weekly feed health digest": {
+        "task": "djangofeeds.tasks.send_health_digest",
+        "schedule": 7 * 24 * 3600,
+        "options": {"expires": 24 * 3600},
+    },
 }
 
 # What django-celery-beat's admin shows next to each entry.
@@ -44,5 +49,9 @@ DESCRIPTIONS = {
         "Renews the WebSub leases that end within 12 hours, asks again for subscriptions a "
         "hub never verified, and unsubscribes deactivated feeds (nothing when "
         "DJANGOFEEDS_PUBLIC_URL is unset)."
+    ),
+    "djangofeeds: mail the weekly feed health digest": (
+        "Mails the feed health changes of the last week (failing, dead, moved, gone, silent, "
+        "ok again) to DJANGOFEEDS_DIGEST_TO, else the ADMINS; nothing in a week without one."
     ),
 }

@@ -65,6 +65,21 @@ class FeedDeactivatedArguments(TypedDict):
     reason: str
 
 
+# Sent by djangofeeds.health.rules (announce) when an import changes a feed's health
+# (``Feed.health``: ok, failing, dead, moved, gone, silent). ``feed``, ``old`` and ``new``
+# (the states' values), ``reason`` (text).
+feed_health_changed = Signal()
+
+
+class FeedHealthChangedArguments(TypedDict):
+    """What ``feed_health_changed`` sends besides ``signal`` and ``sender``."""
+
+    feed: Feed
+    old: str
+    new: str
+    reason: str
+
+
 def send_on_commit(signal: Signal, sender: type[Model], **kwargs: object) -> None:
     """Send ``signal`` once the current transaction commits (at once outside one)."""
     transaction.on_commit(partial(signal.send, sender=sender, **kwargs), robust=True)

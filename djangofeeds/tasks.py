@@ -1,7 +1,6 @@
 """Celery tasks for feeds, thin as in Celery's Django example: options, retries, log lines."""
 
 import base64
-import contextlib
 import os
 import random
 from typing import TYPE_CHECKING, Any
@@ -11,6 +10,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
 
 from djangofeeds import conf
+from djangofeeds.health import digest
 from djangofeeds.importing import batch, dispatch, records, refusals, retention, runner
 from djangofeeds.importing.pushed import LockBusy, run_push
 from djangofeeds.importing.records import ImportOrigin
@@ -174,27 +174,10 @@ def import_feed(
     except SoftTimeLimitExceeded:  # before the import began (the lock, the database)
         return records.stopped_reply(feed_url, options["time_limit"], origin=origin)
     except (runner.ImportCrashed, *records.DATABASE_ERRORS) as exc:
-        if database_error(exc) is None:
+        if runner.database_error(exc) is None:
             raise  # a bug: its traceback is wanted
-        return database_failure_reply(feed_url, exc, origin)
+        return runner.database_failure_reply(feed_url, exc, origin)
     return records.logged_reply(result, logger)
-
-
-def database_error(exc: BaseException) -> BaseException | None:
-    """The database's error behind ``exc`` (itself, or what crashed the import), else None."""
-    cause = exc.__cause__ if isinstance(exc, runner.ImportCrashed) else exc
-    return cause if isinstance(cause, records.DATABASE_ERRORS) else None
-
-
-def database_failure_reply(url: str, exc: BaseException, origin: ImportOrigin) -> dict[str, Any]:
-    """An import the database failed: one log line, not Celery's tracebacks; recorded if it can
-    be (a crash before the import here, on a new connection, unless the database is gone)."""
-    error = str(exc) if isinstance(exc, runner.ImportCrashed) else records.crash_message(exc)
-    if not isinstance(exc, runner.ImportCrashed):
-        with contextlib.suppress(*records.DATABASE_ERRORS):  # unreachable: nothing to write on
-            records.record_crash(url, error, origin=origin)
-    logger.error("Feed %s: not imported, %s", url, error)
-    return records.failed_reply(url, error)
 
 
 @shared_task(
@@ -294,3 +277,12 @@ def renew_subscriptions() -> dict[str, int]:
     renew = [*lapsed, *subscriber.to_renew().exclude(pk__in=lapsed).values_list("pk", flat=True)]
     drop = list(subscriber.to_unsubscribe().values_list("pk", flat=True))
     return subscriber.subscribe_all(renew, drop)
+
+
+@shared_task(bind=True, max_retries=5)
+def send_health_digest(self: Task) -> int:
+    """Weekly (beat): mail the week's feed health changes; a mail server down is tried again."""
+    try:
+        return digest.send_digest()
+    except OSError as exc:  # smtplib's errors, a refused connection
+        raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries, 60)) from None

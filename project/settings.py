@@ -200,6 +200,8 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # Who gets the mail of each comment held for moderation (BLOG_MODERATORS unset):
 # comma-separated addresses.
 MANAGERS = env_list("DJANGO_MANAGERS", "")
+# Who gets the weekly feed health digest (DJANGOFEEDS_DIGEST_TO unset): comma-separated.
+ADMINS = env_list("DJANGO_ADMINS", "")
 # The site's address in the mails' links (unset: AKISMET_BLOG_URL).
 BLOG_SITE_URL = env_str("BLOG_SITE_URL") or None
 
@@ -384,6 +386,12 @@ DJANGOFEEDS_PUBLIC_URL = env_str("DJANGOFEEDS_PUBLIC_URL") or None
 # WebSub publishing: hubs the output feeds name and imports ping (with the public URL).
 DJANGOFEEDS_PUBLISH_HUBS = env_list("DJANGOFEEDS_PUBLISH_HUBS", "")
 DJANGOFEEDS_PUBLISH_ITEMS = env_int("DJANGOFEEDS_PUBLISH_ITEMS", 50)
+# Feed health: failures in a row (over a week) that make a feed dead, identical
+# permanent redirects in a row (over a day) that move it, and who gets the weekly
+# digest of changes (comma-separated addresses; unset: DJANGO_ADMINS).
+DJANGOFEEDS_DEAD_AFTER = env_int("DJANGOFEEDS_DEAD_AFTER", 10)
+DJANGOFEEDS_MOVE_AFTER = env_int("DJANGOFEEDS_MOVE_AFTER", 3)
+DJANGOFEEDS_DIGEST_TO = env_list("DJANGOFEEDS_DIGEST_TO", "") or None
 # Seconds between two imports of a healthy feed (the server's Cache-Control,
 # Retry-After and RSS <ttl> may push the next one later, never earlier).
 DJANGOFEEDS_REFRESH_INTERVAL = env_int("DJANGOFEEDS_REFRESH_INTERVAL", 1800)

@@ -22,6 +22,7 @@ EVERY_TASK = {
     "djangofeeds.tasks.store_push",
     "djangofeeds.tasks.renew_subscriptions",
     "djangofeeds.tasks.index_posts",
+    "djangofeeds.tasks.send_health_digest",
     "blog.tasks.spam_filter",
     "blog.tasks.submit_spam",
     "blog.tasks.submit_ham",

@@ -3,13 +3,16 @@
 from datetime import timedelta
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q
 from django.template.defaultfilters import truncatechars
+from django.urls import path
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from djangofeeds.admin.common import URL_FIELDS, count_of
+from djangofeeds.admin.health import health_view
 from djangofeeds.admin.websub import SubscriptionInline, push_state
 from djangofeeds.forms import FeedAddForm
 from djangofeeds.importing import records
@@ -65,6 +68,7 @@ class FeedAdmin(SafeDateHierarchy, admin.ModelAdmin):
         "__str__",
         "url",
         "is_active",
+        "health",
         "last_status",
         "last_checked_at",
         "error_summary",
@@ -73,7 +77,7 @@ class FeedAdmin(SafeDateHierarchy, admin.ModelAdmin):
         "post_count",
         "push",
     ]
-    list_filter = [NeedsAttentionFilter, "is_active", "last_status"]
+    list_filter = [NeedsAttentionFilter, "health", "is_active", "last_status"]
     search_fields = ["title", "url", "link"]
     readonly_fields = [
         "etag",
@@ -89,6 +93,13 @@ class FeedAdmin(SafeDateHierarchy, admin.ModelAdmin):
         "claimed_at",
         "poll_interval",
         "newest_entry_at",
+        "entry_interval",
+        "health",
+        "health_changed_at",
+        "failing_since",
+        "redirect_url",
+        "redirect_count",
+        "redirect_since",
         "created_at",
         "category_list",
     ]
@@ -106,6 +117,18 @@ class FeedAdmin(SafeDateHierarchy, admin.ModelAdmin):
     formfield_overrides = URL_FIELDS
     show_full_result_count = False
     inlines = [SubscriptionInline]
+
+    def get_urls(self):
+        health = path(
+            "health/", self.admin_site.admin_view(self.health_page), name="djangofeeds_feed_health"
+        )
+        return [health, *super().get_urls()]
+
+    def health_page(self, request):
+        """The feed health page (``admin.health``)."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        return health_view(self, request)
 
     def get_inlines(self, request, obj):
         # A feed being added has no push subscription yet: nothing to show.
@@ -211,7 +234,9 @@ class FeedAdmin(SafeDateHierarchy, admin.ModelAdmin):
 
     @admin.action(description=_("Reset errors (check again now)"), permissions=["change"])
     def reset_errors(self, request, queryset):
-        count = queryset.update(error_count=0, last_error="", next_check_at=timezone.now())
+        count = queryset.update(
+            error_count=0, failing_since=None, last_error="", next_check_at=timezone.now()
+        )
         self.message_user(
             request,
             ngettext("Reset the errors of %d feed.", "Reset the errors of %d feeds.", count)

@@ -1,4 +1,5 @@
-"""What a fetch that answered tells about its feed: validators, a new URL, a feed it duplicates.
+"""What a fetch that answered tells about its feed: validators, its health, a new URL, a feed
+it duplicates.
 
 Written with the import's end (``claims.release_claim``): under the fence, the
 claim cleared, the next check stored.
@@ -8,20 +9,21 @@ import logging
 
 from django.db import IntegrityError, transaction
 
+from djangofeeds.health import rules
 from djangofeeds.importing.claims import release_claim
 from djangofeeds.models import Feed
 
 logger = logging.getLogger(__name__)
 
-URL_MAX_LENGTH = Feed._meta.get_field("url").max_length
-
 
 def save_fetched(feed, fence, fetched, *, now, next_check_at, run=None, later=None, **changes):
-    """Store what a successful fetch says of ``feed``, with ``changes``; its new URL if it moved.
+    """Store what a successful fetch says of ``feed``, with ``changes``: its health, a
+    permanent redirect counted, its new URL once that redirect is confirmed.
 
     ``run``, if given, is saved with the feed's write (``write_fenced``), which
-    ``later`` may take to send with others' (not for a feed that moves); returns
-    the run as ``write_fenced`` does (None without one).
+    ``later`` may take to send with others' (not for a feed that moves or whose
+    health changes: the change is recorded in the same transaction). Returns the
+    run as ``write_fenced`` does (None without one).
     """
     changes.update(
         last_checked_at=now,
@@ -30,31 +32,49 @@ def save_fetched(feed, fence, fetched, *, now, next_check_at, run=None, later=No
         error_count=0,
         **validators(fetched),
     )
-    new_url = moves_to(feed, fetched)
-    if not new_url:
+    if feed.failing_since is not None:
+        changes["failing_since"] = None
+    new_url, redirect = rules.redirect(feed, fetched.permanent_url, now=now)
+    changes.update(redirect)
+    old = feed.health
+    state = rules.after_success(
+        feed,
+        now=now,
+        moved=bool(new_url),
+        newest_entry_at=changes.get("newest_entry_at", feed.newest_entry_at),
+        entry_interval=changes.get("entry_interval", feed.entry_interval),
+    )
+    changes.update(rules.change(feed, state, now=now))
+    if not new_url and state == old:
         return release_claim(
             feed, fence, next_check_at=next_check_at, run=run, later=later, **changes
         )
+    with transaction.atomic():
+        if new_url:
+            move(feed, fence, new_url, next_check_at=next_check_at, **changes)
+        else:
+            release_claim(feed, fence, next_check_at=next_check_at, **changes)
+        if feed.health != old:
+            reason = rules.describe(feed.health, feed=feed, moved_to=new_url)
+            rules.announce(feed, old, reason, now=now)
+        if run is not None:  # after the move's savepoint: a URL refused must not take the run
+            run.save(force_insert=True)
+    return run
+
+
+def move(feed, fence, new_url, *, next_check_at, **changes):
+    """Write ``feed`` with its new URL; without it (and its ``moved`` state) if another feed
+    took that URL since ``moved_to_another_feed`` looked."""
     old_url = feed.url
     try:
         with transaction.atomic():
             release_claim(feed, fence, next_check_at=next_check_at, url=new_url, **changes)
-    except IntegrityError:  # another feed took the URL since moved_to_another_feed looked
+    except IntegrityError:
         logger.warning("feed %s moved permanently to %s, already a feed", old_url, new_url)
-        release_claim(feed, fence, next_check_at=next_check_at, **changes)
+        kept = {name: value for name, value in changes.items() if not name.startswith("health")}
+        release_claim(feed, fence, next_check_at=next_check_at, **kept)
     else:
         logger.info("feed %s moved permanently to %s", old_url, new_url)
-    if run is not None:  # after the savepoint: a URL refused must not take the run with it
-        run.save(force_insert=True)
-    return run
-
-
-def moves_to(feed, fetched):
-    """The URL ``feed`` moved to for good, per this fetch (one that fits the column), or None."""
-    new_url = fetched.permanent_url
-    if not new_url or new_url == feed.url or len(new_url) > URL_MAX_LENGTH:
-        return None
-    return new_url
 
 
 def moved_to_another_feed(feed, new_url):

@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from djangofeeds import conf
 from djangofeeds.fetching.http import FeedGone, Fetched, FetchError, fetch
-from djangofeeds.importing.answers import moved_to_another_feed, moves_to, save_fetched
-from djangofeeds.importing.pacing import next_check, publishing_rate
+from djangofeeds.importing.answers import moved_to_another_feed, save_fetched
+from djangofeeds.importing.pacing import next_check, publishing_rate, usual_interval
 from djangofeeds.importing.records import (
     BY_HAND,
     ImportResult,
@@ -27,7 +27,7 @@ from djangofeeds.importing.records import (
 )
 from djangofeeds.importing.storage import PostStore
 from djangofeeds.locking.fence import StaleFence, can_write_with_run, write_fenced
-from djangofeeds.models import Feed, Outcome
+from djangofeeds.models import Feed, Health, Outcome
 from djangofeeds.parsing.entries import ParsedFeed
 from djangofeeds.parsing.readers import NotAFeed, body_hash, parse
 from djangofeeds.signals import posts_stored, send_on_commit
@@ -135,8 +135,8 @@ class Importer:
                 exc,
                 transient=exc.transient,
                 retry_after=exc.retry_after,
-                deactivate=isinstance(exc, FeedGone),
                 status=exc.status,
+                health=Health.GONE if isinstance(exc, FeedGone) else None,
             )
         fetched = self.fetched = answer.fetched
         self.parsed = answer.parsed
@@ -148,7 +148,7 @@ class Importer:
                 f"moved permanently to {fetched.permanent_url}, which is already feed "
                 f"#{duplicate_of.pk}: this one is deactivated"
             )
-            return self.failed(error, status=fetched.status, deactivate=True)
+            return self.failed(error, status=fetched.status, health=Health.MOVED)
         if fetched.not_modified:
             return self.unchanged(fetched, 304)
         content_type = fetched.headers.get("content-type", "")
@@ -168,7 +168,7 @@ class Importer:
         """
         feed, run, rate = self.feed, self.run, (self.feed.poll_interval, self.feed.newest_entry_at)
         run.outcome, run.finished_at = Outcome.NOT_MODIFIED, timezone.now()
-        one_statement = can_write_with_run() and not moves_to(feed, fetched)
+        one_statement = can_write_with_run()
         with nullcontext() if one_statement else one_commit():
             later = self.later if one_statement else None
             status = Outcome.NOT_MODIFIED
@@ -223,6 +223,7 @@ class Importer:
                     last_http_status=fetched.status,
                     poll_interval=rate[0],
                     newest_entry_at=rate[1],
+                    entry_interval=usual_interval(parsed.entries, self.now),
                 )
                 return self.imported()
 
@@ -249,12 +250,17 @@ class Importer:
             )
         return result
 
-    def failed(self, error, *, transient=False, retry_after=None, deactivate=False, status=None):
-        """Record a failed attempt on the feed (backing off) and in the run."""
+    def failed(self, error, *, transient=False, retry_after=None, status=None, health=None):
+        """Record a failed attempt on the feed (backing off) and in the run.
+
+        ``health`` ``gone`` (a 410) or ``moved`` (to another feed's URL) deactivates the feed.
+        """
         feed, run = self.feed, self.run
         run.http_status = status
-        changes = {"last_http_status": status, **({"is_active": False} if deactivate else {})}
-        result = record_failure(feed, run, self.fence, error, retry_after=retry_after, **changes)
+        changes = {"last_http_status": status, **({"is_active": False} if health else {})}
+        result = record_failure(
+            feed, run, self.fence, error, retry_after=retry_after, health=health, **changes
+        )
         logger.warning("import of %s failed: %s", feed.url, run.error)
         result.transient, result.retry_after = transient, retry_after
         return result

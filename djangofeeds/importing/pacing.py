@@ -37,6 +37,16 @@ QUIET_DIVISOR = 2
 FUTURE_SLACK = timedelta(days=1)
 
 
+def entry_dates(entries, now):
+    """The dates of a document's entries (published, else updated), bad clocks left out:
+    a date more than a day ahead is not a publishing date."""
+    return [
+        moment
+        for entry in entries
+        if (moment := entry.published_at or entry.updated_at) and moment <= now + FUTURE_SLACK
+    ]
+
+
 def publishing_rate(entries, now):
     """``(seconds between recent entries or None, newest entry date or None)`` of a document.
 
@@ -44,11 +54,7 @@ def publishing_rate(entries, now):
     (or none) tells no rate. Entries without a date are left out; so are dates
     more than a day ahead (a bad clock).
     """
-    dates = sorted(
-        moment
-        for entry in entries
-        if (moment := entry.published_at or entry.updated_at) and moment <= now + FUTURE_SLACK
-    )
+    dates = sorted(entry_dates(entries, now))
     if not dates:
         return None, None
     recent = [moment for moment in dates if moment >= now - RATE_WINDOW]
@@ -56,6 +62,15 @@ def publishing_rate(entries, now):
         return None, dates[-1]
     gap = (recent[-1] - recent[0]) / (len(recent) - 1)
     return max(1, int(gap.total_seconds())), dates[-1]
+
+
+def usual_interval(entries, now):
+    """Seconds between the document's dated entries on average, over all of them (None
+    below two): a feed's usual pace, which its silence is measured against."""
+    dates = entry_dates(entries, now)
+    if len(dates) < 2:
+        return None
+    return max(1, int((max(dates) - min(dates)).total_seconds() / (len(dates) - 1)))
 
 
 def poll_delay(poll_interval, newest_entry_at, *, now):

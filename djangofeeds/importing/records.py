@@ -12,18 +12,21 @@ answers (``reply``, JSON) and logs (``describe``). Who asked for the import
 """
 
 import logging
-from contextlib import suppress
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from djangofeeds import conf
+from djangofeeds.health import rules
 from djangofeeds.importing.claims import release_claim
 from djangofeeds.importing.pacing import next_check
 from djangofeeds.locking.fence import StaleFence
 from djangofeeds.locking.fence_statements import insert_run_for_url
-from djangofeeds.models import Feed, ImportRun, Outcome
+from djangofeeds.models import Feed, Health, ImportRun, Outcome
 from djangofeeds.signals import feed_deactivated, feed_failing, send_on_commit
 
 logger = logging.getLogger(__name__)
@@ -130,38 +133,57 @@ def record_skip(url, error, deferred=None, *, origin=BY_HAND):
     return result
 
 
-def record_failure(feed, run, fence, error, *, retry_after=None, next_check_at=None, **changes):
+def record_failure(
+    feed, run, fence, error, *, retry_after=None, next_check_at=None, health=None, **changes
+):
     """Fail ``feed`` and its ``run``: the failure write, the importer's and a crash's alike.
 
     Under ``fence`` (``StaleFence`` when a newer import holds the feed) the
     feed's claim is cleared, its error counted and its next check backed off,
     pushed later by ``retry_after``, or set to ``next_check_at`` when given;
     ``changes`` are more columns to write (the HTTP status, ``is_active``).
+    Its health becomes ``health`` if given (gone, moved), else failing or dead
+    (``health.rules``; a dead feed is checked at the longest poll interval).
     Announces a healthy feed that starts failing, and one this failure deactivated.
     """
-    errors = feed.error_count + 1
+    started, errors, old = run.started_at, feed.error_count + 1, feed.health
     was_active = feed.is_active
+    failing_since = feed.failing_since or started
+    state = health or rules.after_failure(errors, failing_since, now=started)
+    # Backing off matters for a crash too: a feed that always times out
+    # would otherwise take a worker for the whole time limit at every refresh.
+    next_check_at = next_check_at or next_check(started, errors=errors, retry_after=retry_after)
+    if state == Health.DEAD:
+        next_check_at = max(next_check_at, started + longest_poll_interval())
     run.error = str(error)
-    release_claim(
-        feed,
-        fence,
-        # Backing off matters for a crash too: a feed that always times out
-        # would otherwise take a worker for the whole time limit at every refresh.
-        next_check_at=next_check_at
-        or next_check(run.started_at, errors=errors, retry_after=retry_after),
-        last_checked_at=run.started_at,
-        last_status=Outcome.FAILED,
-        last_error=run.error,
-        error_count=F("error_count") + 1,
-        **changes,
-    )
-    feed.error_count = errors
-    result = finish_run(feed, run, Outcome.FAILED)
+    with transaction.atomic() if state != old else nullcontext():
+        release_claim(
+            feed,
+            fence,
+            next_check_at=next_check_at,
+            last_checked_at=started,
+            last_status=Outcome.FAILED,
+            last_error=run.error,
+            error_count=F("error_count") + 1,
+            **({} if feed.failing_since else {"failing_since": failing_since}),
+            **rules.change(feed, state, now=started),
+            **changes,
+        )
+        feed.error_count = errors
+        result = finish_run(feed, run, Outcome.FAILED)
+        if state != old:
+            rules.announce(
+                feed, old, rules.describe(state, feed=feed, error=run.error), now=started
+            )
     if errors == 1:
         send_on_commit(feed_failing, Feed, feed=feed, run=run, error=run.error)
     if was_active and not feed.is_active:
         send_on_commit(feed_deactivated, Feed, feed=feed, run=run, reason=run.error)
     return result
+
+
+def longest_poll_interval():
+    return timedelta(seconds=conf.DJANGOFEEDS_MAX_POLL_INTERVAL)
 
 
 def crash_message(exc):

@@ -16,7 +16,15 @@ from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from djangofeeds import conf
-from djangofeeds.models import Enclosure, Feed, ImportRun, Post, PrunedPost, RefreshRun
+from djangofeeds.models import (
+    Enclosure,
+    Feed,
+    HealthChange,
+    ImportRun,
+    Post,
+    PrunedPost,
+    RefreshRun,
+)
 from djangofeeds.parsing import entries
 
 logger = logging.getLogger(__name__)
@@ -144,6 +152,19 @@ def prune_refresh_runs(days=None, *, batch_size=DELETE_BATCH):
     return deleted
 
 
+# Health changes are few (one per change of state): kept a quarter, well past the digest's week.
+HEALTH_CHANGES_KEPT = timedelta(days=90)
+
+
+def prune_health_changes(*, batch_size=DELETE_BATCH):
+    """Delete the records of health changes older than ``HEALTH_CHANGES_KEPT``; how many."""
+    old = HealthChange.objects.filter(changed_at__lt=timezone.now() - HEALTH_CHANGES_KEPT)
+    deleted = 0
+    while pks := list(old.order_by("pk").values_list("pk", flat=True)[:batch_size]):
+        deleted += HealthChange.objects.filter(pk__in=pks).delete()[0]
+    return deleted
+
+
 def prune_task_results(*, batch_size=DELETE_BATCH, expires=None):
     """Delete this app's task results older than ``CELERY_RESULT_EXPIRES`` seconds; return how many.
 
@@ -191,6 +212,7 @@ def cleanup():
         "feeds_pruned": feeds,
         "import_runs": prune_import_runs(),
         "refresh_runs": prune_refresh_runs(),
+        "health_changes": prune_health_changes(),
         "task_results": prune_task_results(),
     }
     logger.info("cleanup deleted %s", summary)

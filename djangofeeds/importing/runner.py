@@ -22,7 +22,9 @@ from djangofeeds.importing.claims import holds_claim
 from djangofeeds.importing.importer import fetch_and_store
 from djangofeeds.importing.records import (
     BY_HAND,
+    DATABASE_ERRORS,
     crash_message,
+    failed_reply,
     record_crash,
     record_skip,
     record_stop,
@@ -249,3 +251,20 @@ class FeedImport:
                 visit.leave(*locks)  # then heeds the host's answer
             else:
                 release_together(locks)
+
+
+def database_error(exc):
+    """The database's error behind ``exc`` (itself, or what crashed the import), else None."""
+    cause = exc.__cause__ if isinstance(exc, ImportCrashed) else exc
+    return cause if isinstance(cause, DATABASE_ERRORS) else None
+
+
+def database_failure_reply(url, exc, origin):
+    """An import the database failed: one log line, not Celery's tracebacks; recorded if it can
+    be (a crash before the import here, on a new connection, unless the database is gone)."""
+    error = str(exc) if isinstance(exc, ImportCrashed) else crash_message(exc)
+    if not isinstance(exc, ImportCrashed):
+        with contextlib.suppress(*DATABASE_ERRORS):  # unreachable: nothing to write on
+            record_crash(url, error, origin=origin)
+    logger.error("Feed %s: not imported, %s", url, error)
+    return failed_reply(url, error)

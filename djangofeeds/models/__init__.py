@@ -12,7 +12,8 @@ from djangofeeds.fetching.feed_urls import (
     validate_fetchable,
 )
 from djangofeeds.models.categories import Category
-from djangofeeds.models.feeds import Feed, FeedManager, FeedQuerySet, Outcome
+from djangofeeds.models.feeds import Feed, FeedManager, FeedQuerySet, Health, Outcome
+from djangofeeds.models.health import HealthChange
 from djangofeeds.models.posts import Enclosure, Post, PostQuerySet, PrunedPost
 from djangofeeds.models.runs import ImportRun, RefreshRun
 from djangofeeds.models.subscriptions import Subscription, new_callback_token, new_secret
@@ -24,6 +25,8 @@ __all__ = [
     "Feed",
     "FeedManager",
     "FeedQuerySet",
+    "Health",
+    "HealthChange",
     "ImportRun",
     "InvalidFeedURL",
     "Outcome",

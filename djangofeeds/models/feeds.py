@@ -33,6 +33,17 @@ class Outcome(models.TextChoices):
     FAILED = "failed", _("failed")
 
 
+class Health(models.TextChoices):
+    """What the imports tell of a feed over time (djangofeeds.importing.health has the rules)."""
+
+    OK = "ok", _("ok")
+    FAILING = "failing", _("failing")
+    DEAD = "dead", _("dead")
+    MOVED = "moved", _("moved")
+    GONE = "gone", _("gone")
+    SILENT = "silent", _("silent")
+
+
 class FeedQuerySet(models.QuerySet["Feed"]):
     def active(self) -> Self:
         return self.filter(is_active=True)
@@ -123,6 +134,30 @@ class Feed(models.Model):
     newest_entry_at = models.DateTimeField(
         _("newest entry at"), null=True, blank=True, editable=False
     )
+    # The usual gap between the document's dated entries (seconds): silence is measured by it.
+    entry_interval = models.PositiveIntegerField(
+        _("usual interval (s)"), null=True, blank=True, editable=False
+    )
+
+    health = models.CharField(
+        _("health"), max_length=10, choices=Health.choices, default=Health.OK, editable=False
+    )
+    health_changed_at = models.DateTimeField(
+        _("health changed at"), null=True, blank=True, editable=False
+    )
+    # The first failure of the current run of failures (a feed is dead only after days of them).
+    failing_since = models.DateTimeField(_("failing since"), null=True, blank=True, editable=False)
+    # A permanent redirect seen on the last fetches: the URL changes only once it repeats
+    # (DJANGOFEEDS_MOVE_AFTER times, over a day), a guard against a hijacked or mistaken one.
+    redirect_url = models.URLField(
+        _("redirected to"), max_length=URL_MAX_LENGTH, blank=True, editable=False
+    )
+    redirect_count = models.PositiveSmallIntegerField(
+        _("redirects in a row"), default=0, editable=False
+    )
+    redirect_since = models.DateTimeField(
+        _("redirected since"), null=True, blank=True, editable=False
+    )
 
     # Bumped on every lock acquisition; writes carry the number they were
     # given and are refused once a newer one exists.
@@ -145,6 +180,8 @@ class Feed(models.Model):
             # The admin's status filters ("failing", last outcome) on many feeds.
             models.Index(fields=["is_active", "error_count"], name="feed_errors_idx"),
             models.Index(fields=["last_status"], name="feed_last_status_idx"),
+            # The admin's health page counts feeds per state.
+            models.Index(fields=["health"], name="feed_health_idx"),
             # The claim's scan, in its order: it stops after one batch.
             models.Index(
                 fields=["next_check_at"], condition=models.Q(is_active=True), name="feed_claim_idx"

@@ -124,11 +124,6 @@ def check_signature(secret, body, header):
     return True, ""
 
 
-def public_url(path):
-    """``path`` on this site as hubs reach it (``DJANGOFEEDS_PUBLIC_URL``): callbacks, topics."""
-    return conf.DJANGOFEEDS_PUBLIC_URL.rstrip("/") + path
-
-
 def post_form(url, data):
     """POST ``data`` form-encoded, checked as fetches are; 307/308 (POST kept) followed."""
     timeout = conf.DJANGOFEEDS_FETCH_TIMEOUT

@@ -18,9 +18,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from djangofeeds import conf
+from djangofeeds.conf import public_url
 from djangofeeds.locking.fence import write_fenced
 from djangofeeds.models import Feed, Subscription, new_callback_token, new_secret
-from djangofeeds.push.protocol import HubError, discover, post_form, public_url
+from djangofeeds.push.protocol import HubError, discover, post_form
 from djangofeeds_blog_shared.query import ASCII_NUMBER
 
 logger = logging.getLogger(__name__)

@@ -9,8 +9,8 @@ on only with both. The task ``djangofeeds.tasks.publish_to_hubs`` takes the topi
 from celery import current_app
 
 from djangofeeds import conf
+from djangofeeds.conf import public_url
 from djangofeeds.models import Category, Post
-from djangofeeds.push.protocol import public_url
 from djangofeeds.republishing.scopes import FORMATS, Scope
 
 # Sent by name, as the other tasks are from here: djangofeeds.tasks is not imported.

@@ -1,8 +1,11 @@
-"""Fixtures of the djangofeeds tests: the caches a lock can live in, and a clean one."""
+"""Fixtures of the djangofeeds tests: the caches a lock can live in, and a clean one; a clock."""
+
+from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
+from django.utils import timezone
 
 from djangofeeds.importing.batch_stragglers import stragglers
 from tests.support.queues import purge_run_queues
@@ -69,3 +72,27 @@ def purge_queues():
     """Tasks published here are not for the workers of later tests."""
     yield
     purge_run_queues()
+
+
+class Clock:
+    """``django.utils.timezone.now`` as the test sets it: days pass without a sleep."""
+
+    def __init__(self, start):
+        self.now = start
+
+    def __call__(self):
+        return self.now
+
+    def advance(self, **delta):
+        self.now += timedelta(**delta)
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """A clock the test moves (``clock.advance(days=1)``), read by everything that asks
+    Django for the time in this process. It starts a year back, so that a test's weeks
+    stay in the past of the real clock, which the parser checks feeds' dates against."""
+    clock = Clock(timezone.now() - timedelta(days=365))
+    monkeypatch.setattr(timezone, "now", clock)
+    return clock

@@ -123,3 +123,19 @@ def test_settings_check_refuses_bad_politeness_settings(settings, name, value):
     setattr(settings, name, value)
     errors = check_settings(None)
     assert [error.id for error in errors] == ["djangofeeds.E001"] and name in errors[0].msg
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("DJANGOFEEDS_DEAD_AFTER", 0),
+        ("DJANGOFEEDS_MOVE_AFTER", "3"),
+        ("DJANGOFEEDS_DIGEST_TO", "ops@example.org"),  # a string, not a list of them
+        ("DJANGOFEEDS_DIGEST_TO", ["not an address"]),
+    ],
+)
+def test_settings_check_refuses_bad_health_settings(settings, name, value):
+    """Health counts below 1, digest recipients that are not a list of addresses: E001."""
+    setattr(settings, name, value)
+    errors = check_settings(None)
+    assert [error.id for error in errors] == ["djangofeeds.E001"] and name in errors[0].msg

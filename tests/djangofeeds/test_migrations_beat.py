@@ -32,6 +32,7 @@ OLD_NUMBERS = {
 }
 TICK = "djangofeeds: import due feeds"
 RENEWAL = "djangofeeds: renew WebSub subscriptions"
+DIGEST = "djangofeeds: mail the weekly feed health digest"
 
 
 def migrate(*targets):
@@ -124,11 +125,12 @@ def test_migrations_keep_an_existing_databases_beat_entries_and_edits(unmigrated
         if migration.name.startswith(OLD_NUMBERS.get(migration.app_label, ()))
     ]
     call_command("migrate", verbosity=0)
-    assert "1 created, 4 kept as they were" in setup_schedules()  # the WebSub renewal is new
+    assert "2 created, 4 kept as they were" in setup_schedules()  # the renewal, the digest: new
 
     tasks, intervals = schedule_rows()
-    assert [row for row in tasks if row["name"] != RENEWAL] == before[0]
-    assert intervals == before[1]  # the renewal's hourly interval is the cleanup's
+    assert [row for row in tasks if row["name"] not in (RENEWAL, DIGEST)] == before[0]
+    # The renewal's hourly interval is the cleanup's; the digest's weekly one is new.
+    assert intervals == [*before[1], {**intervals[-1], "every": 7, "period": "days"}]
 
 
 def test_migrations_give_a_database_from_before_0005_its_5_second_tick(unmigrated):
@@ -151,8 +153,8 @@ def test_migrations_give_a_database_from_before_0005_its_5_second_tick(unmigrate
         "0006_feed_body_hash",
     ]
     assert entries()[TICK] == ("djangofeeds.tasks.refresh_feeds", 5, "seconds", 4)
-    assert "1 created, 4 kept as they were" in setup_schedules()  # the WebSub renewal is new
-    assert PeriodicTask.objects.count() == 5
+    assert "2 created, 4 kept as they were" in setup_schedules()  # the renewal, the digest: new
+    assert PeriodicTask.objects.count() == 6
 
 
 def test_migrations_of_a_new_database_run_without_beat_and_write_no_entry(unmigrated):

@@ -22,6 +22,7 @@ CLEANUP = "djangofeeds: prune old posts, import runs and task results"
 RECHECK = "blog: re-check pending comments"
 PURGE = "blog: purge old spam"
 RENEW = "djangofeeds: renew WebSub subscriptions"
+DIGEST = "djangofeeds: mail the weekly feed health digest"
 
 
 def setup_schedules(*args, **options):
@@ -49,18 +50,19 @@ def entries():
 @pytest.mark.beat
 def test_setup_schedules_creates_the_entries_of_both_apps():
     """Each app's BEAT_SCHEDULE becomes an entry: the 5-second tick expiring after 4 s,
-    the hourly cleanup and lease renewal, the 10-minute sweeper and the daily purge; no
-    queue of their own.
+    the hourly cleanup and lease renewal, the weekly health digest, the 10-minute sweeper
+    and the daily purge; no queue of their own.
     The migrations wrote none of them."""
     from django_celery_beat.models import PeriodicTask
 
     assert not PeriodicTask.objects.exists()
-    assert "5 created, 0 kept" in setup_schedules()
+    assert "6 created, 0 kept" in setup_schedules()
 
     assert entries() == {
         TICK: ("djangofeeds.tasks.refresh_feeds", 5, "seconds", 4, True),
         CLEANUP: ("djangofeeds.tasks.cleanup", 1, "hours", 3000, True),
         RENEW: ("djangofeeds.tasks.renew_subscriptions", 1, "hours", 3000, True),
+        DIGEST: ("djangofeeds.tasks.send_health_digest", 7, "days", 86400, True),
         RECHECK: ("blog.tasks.recheck_pending_comments", 10, "minutes", None, True),
         PURGE: ("blog.tasks.purge_spam", 1, "days", None, True),
     }
@@ -81,7 +83,7 @@ def test_setup_schedules_twice_creates_nothing_and_keeps_an_operators_edits():
     PeriodicTask.objects.filter(name=PURGE).update(enabled=False)
     before, intervals = entries(), IntervalSchedule.objects.count()
 
-    assert "0 created, 5 kept as they were" in setup_schedules()
+    assert "0 created, 6 kept as they were" in setup_schedules()
 
     assert entries() == before
     assert before[TICK][1:3] == (30, "seconds") and before[PURGE][4] is False
@@ -98,10 +100,10 @@ def test_setup_schedules_reset_puts_the_defaults_back():
         interval=IntervalSchedule.objects.create(every=1, period="hours"), expire_seconds=None
     )
 
-    assert "0 created, 0 kept as they were, 5 reset" in setup_schedules("--reset")
+    assert "0 created, 0 kept as they were, 6 reset" in setup_schedules("--reset")
 
     assert entries()[TICK] == ("djangofeeds.tasks.refresh_feeds", 5, "seconds", 4, True)
-    assert PeriodicTask.objects.count() == 5
+    assert PeriodicTask.objects.count() == 6
 
 
 @pytest.mark.beat

@@ -286,6 +286,7 @@ def test_cleanup_task_prunes_posts_runs_and_results(feed_server, settings):
         "feeds_pruned": 1,
         "import_runs": 2,
         "refresh_runs": 0,
+        "health_changes": 0,
         "task_results": 0,
         # PostgreSQL: the posts kept, their search left by the import (no worker here).
         "search_indexed": 5 if connection.vendor == "postgresql" else 0,
@@ -319,3 +320,23 @@ def test_keep_posts_zero_means_no_bound(feed_server, settings):
 
     assert retention.prune_all_posts() == (0, 0)
     assert len(guids(url)) == 12
+
+
+def test_cleanup_keeps_health_changes_for_90_days():
+    """The record of health changes outlives the digest's week, but not for ever."""
+    from djangofeeds.models import HealthChange
+
+    feed = Feed.objects.create(url="https://example.com/feed")
+    for days in (1, 89, 91, 400):
+        HealthChange.objects.create(
+            feed=feed,
+            changed_at=timezone.now() - timedelta(days=days),
+            old="ok",
+            new="failing",
+            reason=f"{days} days ago",
+        )
+
+    assert retention.prune_health_changes(batch_size=1) == 2
+
+    kept = HealthChange.objects.order_by("reason").values_list("reason", flat=True)
+    assert list(kept) == ["1 days ago", "89 days ago"]
