@@ -33,6 +33,7 @@ ORDER = [
     "search",
     "real_feeds",
     "opml",
+    "rules",
 ]
 LIBRARIES = [
     "Django",

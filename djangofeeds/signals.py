@@ -65,7 +65,7 @@ class FeedDeactivatedArguments(TypedDict):
     reason: str
 
 
-# Sent by djangofeeds.health.rules (announce) when an import changes a feed's health
+# Sent by djangofeeds.health.states (announce) when an import changes a feed's health
 # (``Feed.health``: ok, failing, dead, moved, gone, silent). ``feed``, ``old`` and ``new``
 # (the states' values), ``reason`` (text).
 feed_health_changed = Signal()

@@ -11,7 +11,7 @@ from celery.utils.log import get_task_logger
 
 from djangofeeds import conf
 from djangofeeds.health import digest
-from djangofeeds.importing import batch, dispatch, records, refusals, retention, runner
+from djangofeeds.importing import batch, dispatch, judging, records, refusals, retention, runner
 from djangofeeds.importing.pushed import LockBusy, run_push
 from djangofeeds.importing.records import ImportOrigin
 from djangofeeds.locking.hosts import HostBusy
@@ -286,3 +286,10 @@ def send_health_digest(self: Task) -> int:
         return digest.send_digest()
     except OSError as exc:  # smtplib's errors, a refused connection
         raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries, 60)) from None
+
+
+@shared_task
+def apply_rules(feed_ids: list[int] | None = None) -> dict[str, int]:
+    """Judge the stored posts of ``feed_ids`` (None: every feed) by the rules as they are now
+    (the admin's "Apply the rules to stored posts")."""
+    return judging.apply_rules(feed_ids)

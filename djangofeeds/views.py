@@ -56,7 +56,7 @@ def post_list(request):
 def feed_detail(request, pk):
     # A deactivated feed is no longer shown, as on /feeds/: 404, not its old posts.
     feed = get_object_or_404(Feed.objects.active(), pk=pk)
-    posts = feed.posts.with_media()
+    posts = feed.posts.filter(is_blocked=False).with_media()  # a rule's blocked posts: admin only
     page = Paginator(posts, POSTS_PER_PAGE).get_page(query.page_number(request))
     context = {"feed": feed, "page": page, "categories_shown": CATEGORIES_SHOWN}
     context |= feed_links(feed=feed)

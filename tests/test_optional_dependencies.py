@@ -23,6 +23,7 @@ EVERY_TASK = {
     "djangofeeds.tasks.renew_subscriptions",
     "djangofeeds.tasks.index_posts",
     "djangofeeds.tasks.send_health_digest",
+    "djangofeeds.tasks.apply_rules",
     "blog.tasks.spam_filter",
     "blog.tasks.submit_spam",
     "blog.tasks.submit_ham",

@@ -4,6 +4,6 @@ One module per model family; importing them registers their ``ModelAdmin``
 classes (``@admin.register``) when Django's admin autodiscovers this package.
 """
 
-from djangofeeds.admin import feeds, health, posts, runs, websub
+from djangofeeds.admin import feeds, health, posts, rules, runs, websub
 
-__all__ = ["feeds", "health", "posts", "runs", "websub"]
+__all__ = ["feeds", "health", "posts", "rules", "runs", "websub"]

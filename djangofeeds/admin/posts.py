@@ -19,7 +19,7 @@ from djangofeeds_blog_shared.changelist import SafeDateHierarchy
 # A post's change page (read-only, as imported): its fields, then a podcast episode's details
 # (parsing.podcasts.PodcastDetails) apart.
 POST_FIELDSET = ["feed", "guid", "title", "link", "author", "content"]
-POST_FIELDSET += ["published_at", "updated_at", "categories"]
+POST_FIELDSET += ["published_at", "updated_at", "categories", "is_blocked", "blocked_by"]
 PODCAST_FIELDSET = ["duration", "image_url", "season", "episode", "explicit"]
 PODCAST_FIELDSET += ["transcript_url", "transcript_type", "chapters_url"]
 # Categories offered in the posts' filter (the most used); any other is reached by its link.
@@ -76,8 +76,8 @@ class EnclosureInline(admin.TabularInline):
 
 @admin.register(Post)
 class PostAdmin(ReadOnlyAdmin):
-    list_display = ["title", "feed", "author", "published_at", "imported_at"]
-    list_filter = [CategoryFilter, "feed", "published_at"]
+    list_display = ["title", "feed", "author", "published_at", "imported_at", "is_blocked"]
+    list_filter = [CategoryFilter, "is_blocked", "feed", "published_at"]
     list_select_related = ["feed"]
     # Shown as the search box; get_search_results searches the full text instead.
     search_fields = ["title", "content"]

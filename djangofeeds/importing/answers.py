@@ -9,7 +9,7 @@ import logging
 
 from django.db import IntegrityError, transaction
 
-from djangofeeds.health import rules
+from djangofeeds.health import states
 from djangofeeds.importing.claims import release_claim
 from djangofeeds.models import Feed
 
@@ -34,17 +34,17 @@ def save_fetched(feed, fence, fetched, *, now, next_check_at, run=None, later=No
     )
     if feed.failing_since is not None:
         changes["failing_since"] = None
-    new_url, redirect = rules.redirect(feed, fetched.permanent_url, now=now)
+    new_url, redirect = states.redirect(feed, fetched.permanent_url, now=now)
     changes.update(redirect)
     old = feed.health
-    state = rules.after_success(
+    state = states.after_success(
         feed,
         now=now,
         moved=bool(new_url),
         newest_entry_at=changes.get("newest_entry_at", feed.newest_entry_at),
         entry_interval=changes.get("entry_interval", feed.entry_interval),
     )
-    changes.update(rules.change(feed, state, now=now))
+    changes.update(states.change(feed, state, now=now))
     if not new_url and state == old:
         return release_claim(
             feed, fence, next_check_at=next_check_at, run=run, later=later, **changes
@@ -55,8 +55,8 @@ def save_fetched(feed, fence, fetched, *, now, next_check_at, run=None, later=No
         else:
             release_claim(feed, fence, next_check_at=next_check_at, **changes)
         if feed.health != old:
-            reason = rules.describe(feed.health, feed=feed, moved_to=new_url)
-            rules.announce(feed, old, reason, now=now)
+            reason = states.describe(feed.health, feed=feed, moved_to=new_url)
+            states.announce(feed, old, reason, now=now)
         if run is not None:  # after the move's savepoint: a URL refused must not take the run
             run.save(force_insert=True)
     return run

@@ -203,7 +203,8 @@ class Importer:
         def finish(created, updated, pruned):
             # In the last batch's transaction when nothing was to be pruned.
             run.created, run.updated = created, updated
-            run.warning = "; ".join(filter(None, [run.warning, left_out(parsed, pruned)]))
+            held = self.posts.rules.note()  # posts the rules had no time to judge
+            run.warning = "; ".join(filter(None, [run.warning, left_out(parsed, pruned), held]))
             rate = publishing_rate(parsed.entries, self.now)
             with one_commit():
                 # The run is saved with the feed's write: one statement on PostgreSQL.

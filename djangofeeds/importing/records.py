@@ -21,7 +21,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from djangofeeds import conf
-from djangofeeds.health import rules
+from djangofeeds.health import states
 from djangofeeds.importing.claims import release_claim
 from djangofeeds.importing.pacing import next_check
 from djangofeeds.locking.fence import StaleFence
@@ -143,13 +143,13 @@ def record_failure(
     pushed later by ``retry_after``, or set to ``next_check_at`` when given;
     ``changes`` are more columns to write (the HTTP status, ``is_active``).
     Its health becomes ``health`` if given (gone, moved), else failing or dead
-    (``health.rules``; a dead feed is checked at the longest poll interval).
+    (``health.states``; a dead feed is checked at the longest poll interval).
     Announces a healthy feed that starts failing, and one this failure deactivated.
     """
     started, errors, old = run.started_at, feed.error_count + 1, feed.health
     was_active = feed.is_active
     failing_since = feed.failing_since or started
-    state = health or rules.after_failure(errors, failing_since, now=started)
+    state = health or states.after_failure(errors, failing_since, now=started)
     # Backing off matters for a crash too: a feed that always times out
     # would otherwise take a worker for the whole time limit at every refresh.
     next_check_at = next_check_at or next_check(started, errors=errors, retry_after=retry_after)
@@ -166,14 +166,14 @@ def record_failure(
             last_error=run.error,
             error_count=F("error_count") + 1,
             **({} if feed.failing_since else {"failing_since": failing_since}),
-            **rules.change(feed, state, now=started),
+            **states.change(feed, state, now=started),
             **changes,
         )
         feed.error_count = errors
         result = finish_run(feed, run, Outcome.FAILED)
         if state != old:
-            rules.announce(
-                feed, old, rules.describe(state, feed=feed, error=run.error), now=started
+            states.announce(
+                feed, old, states.describe(state, feed=feed, error=run.error), now=started
             )
     if errors == 1:
         send_on_commit(feed_failing, Feed, feed=feed, run=run, error=run.error)

@@ -11,6 +11,7 @@ from django.db import models, transaction
 from django.db.models import Value
 
 from djangofeeds import conf
+from djangofeeds.importing.judging import ImportRules
 from djangofeeds.importing.retention import prune_posts
 from djangofeeds.importing.upsert import upsert_posts
 from djangofeeds.importing.versions import PRUNED, Stored, earlier_checksums, replaces
@@ -45,6 +46,9 @@ POST_FIELDS = [
     "chapters_url",
     "checksum",
     "earlier_checksums",
+    # The rules' verdict (importing.judging), given again to a rewritten post.
+    "is_blocked",
+    "blocked_by",
 ]
 
 
@@ -56,6 +60,7 @@ class PostStore:
         self.progress = progress or (lambda current, total: None)
         self.first_import = False  # store finds out
         self.updated_hashes = []  # guid hashes of the posts rewritten, for posts_stored
+        self.rules = ImportRules(feed)
         # PostgreSQL: the posts' search vectors are left to index_posts, after the import.
         self.defer_search = indexing.deferrable()
 
@@ -199,6 +204,7 @@ class PostStore:
         )
 
     def post(self, entry, stored=None):
+        is_blocked, blocked_by = self.rules.state(entry)
         values = {
             "id": None,
             "feed_id": self.feed.pk,
@@ -221,6 +227,8 @@ class PostStore:
             "transcript_url": entry.podcast.transcript_url,
             "transcript_type": entry.podcast.transcript_type,
             "chapters_url": entry.podcast.chapters_url,
+            "is_blocked": is_blocked,
+            "blocked_by_id": blocked_by,
         }
         # Positional, in the model's column order: Model.__init__'s fast path (the
         # keyword one cost a 50-item first import about 1 ms in the worker).

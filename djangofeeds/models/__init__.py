@@ -15,6 +15,7 @@ from djangofeeds.models.categories import Category
 from djangofeeds.models.feeds import Feed, FeedManager, FeedQuerySet, Health, Outcome
 from djangofeeds.models.health import HealthChange
 from djangofeeds.models.posts import Enclosure, Post, PostQuerySet, PrunedPost
+from djangofeeds.models.rules import Rule
 from djangofeeds.models.runs import ImportRun, RefreshRun
 from djangofeeds.models.subscriptions import Subscription, new_callback_token, new_secret
 
@@ -34,6 +35,7 @@ __all__ = [
     "PostQuerySet",
     "PrunedPost",
     "RefreshRun",
+    "Rule",
     "Subscription",
     "feed_url_problem",
     "new_callback_token",

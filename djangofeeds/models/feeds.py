@@ -34,7 +34,7 @@ class Outcome(models.TextChoices):
 
 
 class Health(models.TextChoices):
-    """What the imports tell of a feed over time (djangofeeds.importing.health has the rules)."""
+    """What the imports tell of a feed over time (djangofeeds.health.states has the rules)."""
 
     OK = "ok", _("ok")
     FAILING = "failing", _("failing")

@@ -16,7 +16,8 @@ from djangofeeds.models.feeds import Feed
 
 class PostQuerySet(models.QuerySet["Post"]):
     def of_active_feeds(self) -> Self:
-        return self.filter(feed__is_active=True)
+        """What the public pages and output feeds show: posts of active feeds, none blocked."""
+        return self.filter(feed__is_active=True, is_blocked=False)
 
     def with_media(self) -> Self:
         """With their enclosures and categories: two queries per page rather than per post."""
@@ -57,6 +58,19 @@ class Post(models.Model):
     # one of them is an older version (a replayed push) and never replaces the post.
     earlier_checksums = models.CharField(max_length=200, blank=True, editable=False)
     imported_at = models.DateTimeField(_("imported at"), default=timezone.now, editable=False)
+    # Hidden from the pages and output feeds by a rule (djangofeeds.importing.judging); kept
+    # in the admin. ``blocked_by`` is None for a post held back when the rules ran out of time.
+    is_blocked = models.BooleanField(_("blocked"), default=False, editable=False)
+    blocked_by = models.ForeignKey(
+        "Rule",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="blocked_posts",
+        verbose_name=_("blocked by"),
+        db_index=False,  # the partial index below: few posts are blocked, of millions
+    )
     # Annotated: django-stubs resolves a lazy reference only as "app_label.Model".
     categories: models.ManyToManyField[Category, Any] = models.ManyToManyField(
         "Category", blank=True, related_name="posts", verbose_name=_("categories")
@@ -74,6 +88,11 @@ class Post(models.Model):
         indexes = [
             models.Index(fields=["feed", "-published_at"], name="post_feed_published_idx"),
             models.Index(fields=["-published_at"], name="post_published_idx"),
+            models.Index(
+                fields=["blocked_by"],
+                condition=models.Q(blocked_by__isnull=False),
+                name="post_blocked_by_idx",
+            ),
         ]
         verbose_name = _("post")
         verbose_name_plural = _("posts")

@@ -7,7 +7,7 @@ from email.utils import formatdate
 import pytest
 
 from djangofeeds import conf
-from djangofeeds.health import rules
+from djangofeeds.health import states
 from djangofeeds.models import Feed, Health, HealthChange, Outcome
 from djangofeeds.signals import feed_health_changed
 from localservers.feed_server import numbered_items, rss
@@ -133,12 +133,12 @@ def test_a_feed_with_no_new_entry_for_a_month_turns_silent_then_ok_with_a_new_on
 def test_silence_is_measured_by_the_feeds_own_pace_and_never_under_30_days(clock):
     now = clock.now
     day = 86400
-    assert not rules.is_silent(now - timedelta(days=29), day, now=now)
-    assert rules.is_silent(now - timedelta(days=30), day, now=now)
+    assert not states.is_silent(now - timedelta(days=29), day, now=now)
+    assert states.is_silent(now - timedelta(days=30), day, now=now)
     # A monthly publisher is silent only after four months.
-    assert not rules.is_silent(now - timedelta(days=100), 30 * day, now=now)
-    assert rules.is_silent(now - timedelta(days=120), 30 * day, now=now)
-    assert not rules.is_silent(None, None, now=now)  # undated entries tell nothing
+    assert not states.is_silent(now - timedelta(days=100), 30 * day, now=now)
+    assert states.is_silent(now - timedelta(days=120), 30 * day, now=now)
+    assert not states.is_silent(None, None, now=now)  # undated entries tell nothing
 
 
 def test_a_moved_feed_shows_moved_for_a_week_then_ok(feed_server, clock, settings):

@@ -1,4 +1,4 @@
-"""The health rules (SPEC "Feed health"): the state an import's answer leaves a feed in.
+"""The health states (SPEC "Feed health"): the state an import's answer leaves a feed in.
 
 - ``ok``: the last import worked;
 - ``failing``: the last one failed;
