@@ -76,7 +76,9 @@ def judge_for(rules):
     return compiled_judge(tuple(rules))
 
 
-@lru_cache(maxsize=64)
+# Judges kept per worker process: one per distinct set of rules (feeds with rules of
+# their own each have theirs); compiling 100 patterns takes a few milliseconds.
+@lru_cache(maxsize=256)
 def compiled_judge(specs):
     return matching.Judge(specs)
 

@@ -3,6 +3,7 @@ beat task; in the outbox, and once at a real SMTP server on loopback."""
 
 from datetime import timedelta
 
+import django
 import pytest
 from django.core import mail
 from django.utils import timezone
@@ -87,14 +88,13 @@ def test_the_digest_task_reaches_a_real_smtp_server_and_retries_when_it_is_down(
     tried again (at once here: eager; with a backoff on a worker)."""
     server = SmtpServer().start()
     try:
-        settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-        settings.EMAIL_HOST, settings.EMAIL_PORT = server.host, server.port
-        settings.MAILERS = {
-            "default": {
-                "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
-                "OPTIONS": {"host": server.host, "port": server.port},
-            }
-        }
+        smtp = "django.core.mail.backends.smtp.EmailBackend"
+        if django.VERSION >= (6, 1):  # MAILERS replaces the EMAIL_ settings
+            options = {"host": server.host, "port": server.port}
+            settings.MAILERS = {"default": {"BACKEND": smtp, "OPTIONS": options}}
+        else:
+            settings.EMAIL_BACKEND = smtp
+            settings.EMAIL_HOST, settings.EMAIL_PORT = server.host, server.port
         server.fail_next(1)  # a temporary refusal (451): the task is tried again
         assert send_health_digest.apply().get() == 2
 
