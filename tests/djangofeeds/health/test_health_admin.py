@@ -44,7 +44,7 @@ def test_the_health_page_counts_each_state_and_lists_the_feeds_that_need_a_look(
 
 def test_the_feed_list_links_the_health_page_and_filters_by_state(admin_client, feeds):
     page = admin_client.get("/admin/djangofeeds/feed/").content.decode()
-    assert f'href="{PAGE}"' in page
+    assert f'<a href="{PAGE}">Feed health</a>' in page
 
     filtered = admin_client.get("/admin/djangofeeds/feed/?health__exact=dead")
     assert list(filtered.context["cl"].result_list) == [feeds]
