@@ -121,6 +121,7 @@ def test_admin_action_messages_take_the_french_plural(admin_client, french):
         ("djangofeeds", "addfeed", "S’abonne à des flux par leur URL"),
         ("djangofeeds", "opml_import", "S’abonne aux flux d’un fichier OPML"),
         ("djangofeeds", "opml_export", "Écrit tous les flux en OPML 2.0"),
+        ("djangofeeds", "feed_health", "Montre combien de flux sont dans chaque état de santé"),
         ("djangofeeds", "setup_schedules", "Crée les entrées django-celery-beat"),
         ("blog", "recheck_comments", "Renvoie à la vérification anti-spam"),
     ],
