@@ -34,6 +34,7 @@ ORDER = [
     "real_feeds",
     "opml",
     "rules",
+    "stories",
 ]
 LIBRARIES = [
     "Django",

@@ -28,7 +28,7 @@ CATEGORIES_SHOWN = 8
 def post_list(request):
     """The latest posts; ``?category=<id>`` narrows them, ``?q=`` searches them (best
     first), ``?page=<n>`` pages (see query.py)."""
-    posts = Post.objects.of_active_feeds().select_related("feed")
+    posts = Post.objects.stories().select_related("feed")  # a story once, "also in" the rest
     category = None
     category_id = query.object_id(request, "category")
     if category_id is not None:
@@ -37,7 +37,8 @@ def post_list(request):
     search_text = clean_query(request.GET.get("q", ""))
     if search_text:
         posts = search_posts(posts, search_text)
-    page = Paginator(posts.with_media(), POSTS_PER_PAGE).get_page(query.page_number(request))
+    posts = posts.with_media().with_also_in()
+    page = Paginator(posts, POSTS_PER_PAGE).get_page(query.page_number(request))
     kept = {"category": category.pk if category else None, "q": search_text}
     page_query = urlencode({name: value for name, value in kept.items() if value})
     context = {

@@ -7,12 +7,13 @@ from django.db.models import Count, Q
 from django.http import Http404
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from djangofeeds.admin.common import ReadOnlyAdmin, count_of
 from djangofeeds.models import Category, Enclosure, Post
 from djangofeeds.search import search_posts
+from djangofeeds.stories import grouping
 from djangofeeds_blog_shared import query
 from djangofeeds_blog_shared.changelist import SafeDateHierarchy
 
@@ -20,6 +21,7 @@ from djangofeeds_blog_shared.changelist import SafeDateHierarchy
 # (parsing.podcasts.PodcastDetails) apart.
 POST_FIELDSET = ["feed", "guid", "title", "link", "author", "content"]
 POST_FIELDSET += ["published_at", "updated_at", "categories", "is_blocked", "blocked_by"]
+POST_FIELDSET += ["duplicate_of", "repeated_in"]
 PODCAST_FIELDSET = ["duration", "image_url", "season", "episode", "explicit"]
 PODCAST_FIELDSET += ["transcript_url", "transcript_type", "chapters_url"]
 # Categories offered in the posts' filter (the most used); any other is reached by its link.
@@ -77,6 +79,7 @@ class EnclosureInline(admin.TabularInline):
 @admin.register(Post)
 class PostAdmin(ReadOnlyAdmin):
     list_display = ["title", "feed", "author", "published_at", "imported_at", "is_blocked"]
+    actions = ["split_from_story"]
     list_filter = [CategoryFilter, "is_blocked", "feed", "published_at"]
     list_select_related = ["feed"]
     # Shown as the search box; get_search_results searches the full text instead.
@@ -89,6 +92,25 @@ class PostAdmin(ReadOnlyAdmin):
     inlines = [EnclosureInline]
     # No COUNT(*) of millions of rows on every changelist page.
     show_full_result_count = False
+
+    @admin.display(description=_("repeated in"))
+    def repeated_in(self, post):
+        """The feeds whose posts repeat this one (djangofeeds.stories): hidden behind it."""
+        feeds = [str(repeat.feed) for repeat in post.duplicates.select_related("feed")]
+        return ", ".join(feeds) or "-"
+
+    def has_split_permission(self, request):
+        return request.user.has_perm("djangofeeds.change_post")
+
+    @admin.action(
+        description=_("Split from their stories (show each on its own)"), permissions=["split"]
+    )
+    def split_from_story(self, request, queryset):
+        count = grouping.split(queryset)
+        message = ngettext(
+            "Split %d post from its story.", "Split %d posts from their stories.", count
+        )
+        self.message_user(request, message % count)
 
     def get_search_results(self, request, queryset, search_term):
         """The pages' full-text search (djangofeeds.search); a URL finds its post exactly."""

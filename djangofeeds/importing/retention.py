@@ -83,6 +83,8 @@ def delete_posts(pks):
     """Delete posts with their enclosures and category links, without loading the posts."""
     Enclosure.objects.filter(post_id__in=pks).delete()
     Post.categories.through.objects.filter(post_id__in=pks).delete()
+    # Another feed's posts that repeated one of these (stories) are shown on their own now.
+    Post.objects.filter(duplicate_of__in=pks).update(duplicate_of=None)
     # Nothing else points at a post now: one DELETE, no collector reading the rows.
     Post.objects.filter(pk__in=pks)._raw_delete(Post.objects.db)
 

@@ -12,12 +12,15 @@ from django.db.models import Value
 
 from djangofeeds import conf
 from djangofeeds.importing.judging import ImportRules
+from djangofeeds.importing.media_rows import category_ids, store_media
 from djangofeeds.importing.retention import prune_posts
 from djangofeeds.importing.upsert import upsert_posts
 from djangofeeds.importing.versions import PRUNED, Stored, earlier_checksums, replaces
-from djangofeeds.models import Category, Enclosure, Post, PrunedPost
+from djangofeeds.models import Post, PrunedPost
 from djangofeeds.parsing.entries import sha256
 from djangofeeds.search import indexing
+from djangofeeds.stories.grouping import leads
+from djangofeeds.stories.keys import story_key
 
 logger = logging.getLogger(__name__)
 
@@ -25,8 +28,6 @@ BATCH_SIZE = 100
 # A first import has no stored posts to compare with: bigger batches, fewer commits
 # and fenced writes (still bounded, so a huge feed does not hold one long transaction).
 FIRST_IMPORT_BATCH_SIZE = 1_000
-# Category names per lookup query (a parameter list SQLite accepts).
-CATEGORY_LOOKUP_BATCH = 500
 POST_FIELDS = [
     "guid",
     "title",
@@ -61,6 +62,7 @@ class PostStore:
         self.first_import = False  # store finds out
         self.updated_hashes = []  # guid hashes of the posts rewritten, for posts_stored
         self.rules = ImportRules(feed)
+        self.repeats = {}  # story key -> the post of another feed the batch's posts repeat
         # PostgreSQL: the posts' search vectors are left to index_posts, after the import.
         self.defer_search = indexing.deferrable()
 
@@ -102,6 +104,7 @@ class PostStore:
                 tombstoned = tombstoned or any(k.checksum == PRUNED for k in known.values())
                 self.log_older(batch, known)
                 if changed:
+                    self.repeats = leads(self.feed, (story_key_of(e) for e in changed))
                     posts = [self.post(entry, known.get(entry.guid_hash)) for entry in changed]
                     stored = self.upsert(posts)
                     store_media(stored, changed, categories, replace=known.keys())
@@ -205,6 +208,7 @@ class PostStore:
 
     def post(self, entry, stored=None):
         is_blocked, blocked_by = self.rules.state(entry)
+        story = story_key_of(entry)
         values = {
             "id": None,
             "feed_id": self.feed.pk,
@@ -229,71 +233,14 @@ class PostStore:
             "chapters_url": entry.podcast.chapters_url,
             "is_blocked": is_blocked,
             "blocked_by_id": blocked_by,
+            # A new post's story (a rewritten one keeps its own: not in POST_FIELDS).
+            "story_key": story,
+            "duplicate_of_id": self.repeats.get(story),
         }
         # Positional, in the model's column order: Model.__init__'s fast path (the
         # keyword one cost a 50-item first import about 1 ms in the worker).
         return Post(*(values[field.attname] for field in Post._meta.concrete_fields))
 
 
-def category_ids(pairs):
-    """``{(name, domain): id}`` for the given pairs, creating the missing categories.
-
-    Looked up first: a re-import finds them all and writes nothing.
-    """
-    pairs = set(pairs)
-    ids = find_categories(pairs)
-    missing = pairs - ids.keys()
-    if missing:
-        # Categories are shared by every feed: created outside any feed's fence.
-        Category.objects.bulk_create(
-            [Category(name=name, domain=domain) for name, domain in missing],
-            ignore_conflicts=True,
-        )
-        ids |= find_categories(missing)
-        # A case- or accent-insensitive collation (MariaDB's and MySQL's
-        # defaults) holds "Python" and "python" as one row: the one it has.
-        for name, domain in missing - ids.keys():
-            ids[name, domain] = Category.objects.get(name=name, domain=domain).pk
-    return ids
-
-
-def find_categories(pairs):
-    ids = {}
-    names = sorted({name for name, _ in pairs})
-    for start in range(0, len(names), CATEGORY_LOOKUP_BATCH):
-        found = Category.objects.filter(name__in=names[start : start + CATEGORY_LOOKUP_BATCH])
-        for pk, name, domain in found.values_list("pk", "name", "domain"):
-            if (name, domain) in pairs:
-                ids[name, domain] = pk
-    return ids
-
-
-def store_media(posts, entries, categories, *, replace=()):
-    """Write the enclosures and category links of freshly upserted ``posts`` (pks set).
-
-    Posts whose guid hash is in ``replace`` existed before: their old
-    enclosures and links go first. The caller's transaction holds the fence.
-    """
-    PostCategory = Post.categories.through
-    existing = [post.pk for post in posts if post.guid_hash in replace]
-    if existing:
-        Enclosure.objects.filter(post_id__in=existing).delete()
-        PostCategory.objects.filter(post_id__in=existing).delete()
-    enclosures = [
-        Enclosure(post_id=post.pk, url=item.url, type=item.type, length=item.length)
-        for post, entry in zip(posts, entries, strict=True)
-        for item in entry.enclosures
-    ]
-    if enclosures:
-        Enclosure.objects.bulk_create(enclosures)
-    # A set: two pairs may share a row (see category_ids), a link is unique.
-    links = [
-        PostCategory(post_id=post_id, category_id=category_id)
-        for post_id, category_id in {
-            (post.pk, categories[pair])
-            for post, entry in zip(posts, entries, strict=True)
-            for pair in entry.categories
-        }
-    ]
-    if links:
-        PostCategory.objects.bulk_create(links)
+def story_key_of(entry):
+    return story_key(entry.link, entry.guid, entry.original_link)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Self
 
 from django.db import models
-from django.db.models import F
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -18,6 +18,17 @@ class PostQuerySet(models.QuerySet["Post"]):
     def of_active_feeds(self) -> Self:
         """What the public pages and output feeds show: posts of active feeds, none blocked."""
         return self.filter(feed__is_active=True, is_blocked=False)
+
+    def stories(self) -> Self:
+        """``of_active_feeds``, each story once: a post that repeats another feed's is left
+        out while that one is shown (djangofeeds.stories)."""
+        lead_hidden = Q(duplicate_of__feed__is_active=False) | Q(duplicate_of__is_blocked=True)
+        return self.of_active_feeds().filter(Q(duplicate_of__isnull=True) | lead_hidden)
+
+    def with_also_in(self) -> Self:
+        """With ``also_in``: the posts of other shown feeds that repeat each one."""
+        repeats = Post.objects.of_active_feeds().select_related("feed").order_by("feed__title")
+        return self.prefetch_related(models.Prefetch("duplicates", repeats, to_attr="also_in"))
 
     def with_media(self) -> Self:
         """With their enclosures and categories: two queries per page rather than per post."""
@@ -61,6 +72,18 @@ class Post(models.Model):
     # Hidden from the pages and output feeds by a rule (djangofeeds.importing.judging); kept
     # in the admin. ``blocked_by`` is None for a post held back when the rules ran out of time.
     is_blocked = models.BooleanField(_("blocked"), default=False, editable=False)
+    # Its story (djangofeeds.stories): the key of its canonical link, and the post of
+    # another feed that had the story first, which the pages show in its place.
+    story_key = models.CharField(max_length=40, blank=True, db_index=True, editable=False)
+    duplicate_of = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="duplicates",
+        verbose_name=_("repeats"),
+    )
     blocked_by = models.ForeignKey(
         "Rule",
         on_delete=models.SET_NULL,

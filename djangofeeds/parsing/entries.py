@@ -79,6 +79,8 @@ class ParsedEntry:
     # The guid earlier releases gave this entry, when today's rules give another
     # (``choose_guids``): the importer moves a post stored under it to the new one.
     former_guid: str = field(default="", compare=False, repr=False)
+    # FeedBurner's ``origLink``: the article behind its redirecting link (stories.keys).
+    original_link: str = field(default="", compare=False, repr=False)
 
     # Cached: the importer asks for both several times per entry.
     @cached_property
@@ -136,6 +138,7 @@ class Draft:
     read_enclosure_url: Callable[[], str] = str
     id_is_new: bool = False
     former_guid: str = ""
+    original_link: str = ""  # FeedBurner's origLink (ParsedEntry.original_link)
 
     @property
     def guid_hash(self):
@@ -165,6 +168,7 @@ class Draft:
             podcast=self.read_podcast(),
             dropped=dropped,
             former_guid=self.former_guid,
+            original_link=self.original_link,
         )
 
 

@@ -242,6 +242,7 @@ def read_item(item, base, content_base=None, text=None):
     return entries.Draft(
         guid=guid,
         link=sanitize.web_link(link(fields.get("link", ""), base)),
+        original_link=sanitize.web_link(fields.get("original_link", "").strip()),
         raw_title=title,
         title_is_text=title_is_text(title),
         raw_author=author,

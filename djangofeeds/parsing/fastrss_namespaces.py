@@ -48,6 +48,7 @@ EPISODE_FIELDS = {f"{ITUNES}{name}": name for name in ("duration", "season", "ep
 # An item's elements read as an RSS element is: their key in the item's fields.
 ITEM_FIELDS = {
     f"{CONTENT}encoded": "content",
+    f"{FEEDBURNER}origLink": "original_link",  # stories.keys, not a stored column
     f"{DC}creator": "creator",
     f"{DC}date": "dc_date",
     f"{ITUNES}author": "itunes_author",  # feedparser's author too
@@ -59,7 +60,7 @@ ITUNES_SUMMARY = f"{ITUNES}summary"  # an episode's: feedparser's summary
 ITEM_SKIPPED = {
     *(f"{SLASH}comments", f"{WFW}commentRss", f"{WFW}comment"),
     f"{ITUNES}subtitle",  # feedparser's entry subtitle, which neither path stores
-    *(f"{FEEDBURNER}origLink", f"{WORDPRESS}post-id", "comments"),
+    *(f"{WORDPRESS}post-id", "comments"),
 }
 CHANNEL_SKIPPED = {
     *(f"{SY}updatePeriod", f"{SY}updateFrequency", f"{SY}updateBase"),

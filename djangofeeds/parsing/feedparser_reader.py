@@ -90,6 +90,7 @@ def read_entry(entry, base_url="", written=None, scanned=None):
     return Draft(
         guid=clean(entry.get("id")),
         link=web_link(link_of(entry, written)),
+        original_link=web_link(clean(entry.get("feedburner_origlink"))),
         raw_title=clean(entry.get("title")),
         title_is_text=is_text(entry, "title"),
         raw_author=clean(entry.get("author")),

@@ -62,13 +62,18 @@ class Scope:
         return reverse(f"djangofeeds:{self.kind}_{fmt}", kwargs=kwargs)
 
     def posts(self):
-        """The newest ``DJANGOFEEDS_PUBLISH_ITEMS`` posts of the scope's active feeds."""
-        posts = Post.objects.of_active_feeds()
+        """The newest ``DJANGOFEEDS_PUBLISH_ITEMS`` posts of the scope's active feeds: each
+        story once, but a feed's own output keeps the posts other feeds had first."""
         if self.kind == "feed":
-            posts = posts.filter(feed=self.subject)
-        elif self.kind == "category":
+            return Post.objects.of_active_feeds().filter(feed=self.subject)[: self.size]
+        posts = Post.objects.stories()
+        if self.kind == "category":
             posts = posts.filter(categories=self.subject)
-        return posts[: conf.DJANGOFEEDS_PUBLISH_ITEMS]
+        return posts[: self.size]
+
+    @property
+    def size(self):
+        return conf.DJANGOFEEDS_PUBLISH_ITEMS
 
     def validators(self, fmt):
         """``(etag, last_modified)`` of this scope's output in ``fmt``.

@@ -55,13 +55,18 @@ def test_import_feed_keeps_the_newest_500_entries(feed_server):
     assert not Post.objects.filter(guid="item-599").exists()  # the oldest
 
 
-def post_selects(captured):
+def post_selects(captured, stories=False):
+    """The SELECTs of posts: those looking up known posts, or (``stories``) those finding
+    the posts of other feeds that new ones repeat (stories.grouping.leads)."""
     table = connection.ops.quote_name("djangofeeds_post")  # "…" or `…` (MariaDB/MySQL)
+    story_key = connection.ops.quote_name("story_key")
     return [
         query["sql"]
         for query in captured.captured_queries
         # PostgreSQL wraps each side of the known-posts UNION in parentheses.
-        if query["sql"].lstrip("(").startswith("SELECT") and table in query["sql"]
+        if query["sql"].lstrip("(").startswith("SELECT")
+        and table in query["sql"]
+        and (f"{story_key} IN" in query["sql"]) == stories
     ]
 
 
@@ -80,8 +85,10 @@ def test_import_feed_first_import_looks_up_known_posts_once(
         result = import_url(url)
 
     assert len(post_selects(first)) == 1 and "LIMIT 1" in post_selects(first)[0]
+    assert len(post_selects(first, stories=True)) == 1  # one batch of new posts: one lookup
     assert (result.run.created, result.run.updated) == (0, 0)
     assert len(post_selects(second)) == 3
+    assert post_selects(second, stories=True) == []  # nothing new, nothing to group
 
 
 def atom_entry(updated, title, content):
