@@ -36,7 +36,9 @@ def unindexed(**filters):
 
 
 def titles(query):
-    return sorted(post.title for post in search_posts(Post.objects.all(), query))
+    # Titles only: test_migration_0015 asks at an older schema, without today's columns.
+    found = search_posts(Post.objects.all(), query).values_list("title", flat=True)
+    return sorted(found)
 
 
 @pytest.mark.django_db
