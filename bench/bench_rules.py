@@ -15,7 +15,7 @@ import re
 import time
 from pathlib import Path
 
-from bench.harness import Stopwatch, bench_environment, feed_document, median
+from bench.harness import Stopwatch, TimeIn, bench_environment, feed_document, median
 from bench.report import Report
 from localservers.feed_server import FeedServer
 
@@ -39,25 +39,6 @@ def rules():
         )
         for n in range(RULES)
     ]
-
-
-class RulesClock:
-    """Seconds spent in the rules (``ImportRules.state``, which loads them at an import's
-    first post and judges each post) while it is installed."""
-
-    def __init__(self):
-        from djangofeeds.importing import judging
-
-        self.spent, original = 0.0, judging.ImportRules.state
-
-        def state(rules, entry):
-            started = time.perf_counter()
-            try:
-                return original(rules, entry)
-            finally:
-                self.spent += time.perf_counter() - started
-
-        judging.ImportRules.state = state
 
 
 def import_all(urls):
@@ -124,7 +105,11 @@ def main():
                 body = (ROOT / "tests/corpus/real/fastfeedparser" / f"{name}.xml").read_bytes()
                 real.append(server.serve(f"/{name}.xml", body))
             synthetic = [server.serve("/fifty.xml", feed_document(50))]
-            clock = RulesClock()
+            from djangofeeds.importing import judging
+
+            # The rules' time: ImportRules.state loads them at an import's first post and
+            # judges each post.
+            clock = TimeIn(judging.ImportRules, "state")
             results = {
                 "real": timed_rounds(real, clock),
                 "synthetic": timed_rounds(synthetic, clock),

@@ -11,9 +11,8 @@ one query per batch) against the whole import's. Last, the combined Atom feed an
 """
 
 import os
-import time
 
-from bench.harness import Stopwatch, bench_environment, median
+from bench.harness import Stopwatch, TimeIn, bench_environment, median
 from bench.report import Report
 from localservers.feed_server import FeedServer, rss
 
@@ -84,24 +83,6 @@ def document(round_number):
     return rss(items, title="Bench planet")
 
 
-class GroupingClock:
-    """Seconds spent finding the posts new posts repeat (``grouping.leads``)."""
-
-    def __init__(self):
-        from djangofeeds.importing import storage
-
-        self.spent, original = 0.0, storage.leads
-
-        def leads(*args):
-            started = time.perf_counter()
-            try:
-                return original(*args)
-            finally:
-                self.spent += time.perf_counter() - started
-
-        storage.leads = leads
-
-
 def main():
     base = os.environ.get("BENCH_DATABASE_URL") or DEFAULT_DATABASE_URL
     os.environ["BENCH_DATABASE_URL"] = base + "_stories"  # a scratch database of its own
@@ -116,7 +97,9 @@ def main():
             from djangofeeds.models.posts import PostQuerySet
 
             load_seconds = load_posts()
-            clock = GroupingClock()
+            from djangofeeds.importing import storage
+
+            clock = TimeIn(storage, "leads")  # finding the posts new posts repeat
             imports, grouping, repeats = [], [], []
             for round_number in range(ROUNDS):
                 url = server.serve(f"/planet-{round_number}.xml", document(round_number))

@@ -246,6 +246,23 @@ class Stopwatch:
         self.ms = (time.perf_counter() - self.started) * 1000
 
 
+class TimeIn:
+    """Seconds spent in ``owner.name`` (a function or method, replaced by a timed one) since
+    ``spent`` was last set: ``TimeIn(storage, "leads")``."""
+
+    def __init__(self, owner, name):
+        self.spent, original = 0.0, getattr(owner, name)
+
+        def timed(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.spent += time.perf_counter() - started
+
+        setattr(owner, name, timed)
+
+
 def median(values):
     return statistics.median(values)
 

@@ -17,16 +17,15 @@ from datetime import timedelta
 from email.utils import formataddr
 
 from django.conf import settings
-from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
 from django.db.models import Q
-from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from blog import conf
 from blog.mail_links import PUBLISH, SPAM, moderation_url, site_url, unsubscribe_url
 from blog.models import Comment, CommentEvent
+from djangofeeds_blog_shared.mail import addresses, send_templated
 
 logger = logging.getLogger(__name__)
 Status, Kind = Comment.Status, CommentEvent.Kind
@@ -42,7 +41,7 @@ MAILS = {
 def moderators():
     """BLOG_MODERATORS (None: MANAGERS) as To addresses; ``(name, address)`` pairs formatted."""
     listed = settings.MANAGERS if conf.BLOG_MODERATORS is None else conf.BLOG_MODERATORS
-    return [entry if isinstance(entry, str) else formataddr(tuple(entry)) for entry in listed]
+    return addresses(listed)
 
 
 def was_sent(comment_id, mail):
@@ -53,16 +52,8 @@ def was_sent(comment_id, mail):
 
 def send(mail, context, to, headers=None):
     """Render ``mail``'s three templates and send one message with a text and an HTML part."""
-    template = MAILS[mail][0]
     context = {**context, "site_url": site_url("/")}
-    subject = render_to_string(f"blog/mail/{template}_subject.txt", context)
-    # One line whatever the template's (or a title's) line breaks; no-break spaces kept.
-    subject = " ".join(line.strip() for line in subject.splitlines() if line.strip())
-    text = render_to_string(f"blog/mail/{template}.txt", context)
-    html = render_to_string(f"blog/mail/{template}.html", context)
-    message = EmailMultiAlternatives(subject, text, to=to, headers=headers)
-    message.attach_alternative(html, "text/html")
-    message.send()
+    send_templated(f"blog/mail/{MAILS[mail][0]}", context, to, headers)
 
 
 def admin_url(comment_id):

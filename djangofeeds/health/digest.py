@@ -7,17 +7,15 @@ override (``djangofeeds/mail/health_digest*``). A week without a change sends no
 
 import logging
 from datetime import timedelta
-from email.utils import formataddr
 
 from django.conf import settings
-from django.core.mail import EmailMultiAlternatives
 from django.db.models import Count
-from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from djangofeeds import conf
 from djangofeeds.models import Feed, Health, HealthChange
+from djangofeeds_blog_shared.mail import addresses, send_templated
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +33,7 @@ def state_counts():
 def recipients():
     """``DJANGOFEEDS_DIGEST_TO``, else the ``ADMINS`` (``(name, address)`` pairs formatted)."""
     listed = settings.ADMINS if conf.DJANGOFEEDS_DIGEST_TO is None else conf.DJANGOFEEDS_DIGEST_TO
-    return [entry if isinstance(entry, str) else formataddr(tuple(entry)) for entry in listed]
+    return addresses(listed)
 
 
 def health_page_url():
@@ -67,12 +65,6 @@ def send_digest(now=None):
         "counts": state_counts(),
         "health_url": health_page_url(),
     }
-    subject = render_to_string("djangofeeds/mail/health_digest_subject.txt", context)
-    subject = " ".join(line.strip() for line in subject.splitlines() if line.strip())
-    text = render_to_string("djangofeeds/mail/health_digest.txt", context)
-    html = render_to_string("djangofeeds/mail/health_digest.html", context)
-    message = EmailMultiAlternatives(subject, text, to=to)
-    message.attach_alternative(html, "text/html")
-    message.send()
+    send_templated("djangofeeds/mail/health_digest", context, to)
     logger.info("feed health digest: %d changes mailed to %d recipients", total, len(to))
     return total

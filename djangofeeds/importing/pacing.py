@@ -88,8 +88,12 @@ def poll_delay(poll_interval, newest_entry_at, *, now):
     if newest_entry_at is not None:
         delay = max(delay, (now - newest_entry_at) / QUIET_DIVISOR)
     shortest = timedelta(seconds=conf.DJANGOFEEDS_MIN_POLL_INTERVAL)
-    longest = timedelta(seconds=conf.DJANGOFEEDS_MAX_POLL_INTERVAL)
-    return min(max(delay, shortest), max(longest, shortest))
+    return min(max(delay, shortest), max(longest_poll(), shortest))
+
+
+def longest_poll():
+    """``DJANGOFEEDS_MAX_POLL_INTERVAL``: a healthy feed's longest wait, and a dead feed's."""
+    return timedelta(seconds=conf.DJANGOFEEDS_MAX_POLL_INTERVAL)
 
 
 def backoff(errors):

@@ -14,16 +14,14 @@ answers (``reply``, JSON) and logs (``describe``). Who asked for the import
 import logging
 from contextlib import nullcontext, suppress
 from dataclasses import dataclass
-from datetime import timedelta
 
 from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from djangofeeds import conf
 from djangofeeds.health import states
 from djangofeeds.importing.claims import release_claim
-from djangofeeds.importing.pacing import next_check
+from djangofeeds.importing.pacing import longest_poll, next_check
 from djangofeeds.locking.fence import StaleFence
 from djangofeeds.locking.fence_statements import insert_run_for_url
 from djangofeeds.models import Feed, Health, ImportRun, Outcome
@@ -154,7 +152,7 @@ def record_failure(
     # would otherwise take a worker for the whole time limit at every refresh.
     next_check_at = next_check_at or next_check(started, errors=errors, retry_after=retry_after)
     if state == Health.DEAD:
-        next_check_at = max(next_check_at, started + longest_poll_interval())
+        next_check_at = max(next_check_at, started + longest_poll())
     run.error = str(error)
     with transaction.atomic() if state != old else nullcontext():
         release_claim(
@@ -180,10 +178,6 @@ def record_failure(
     if was_active and not feed.is_active:
         send_on_commit(feed_deactivated, Feed, feed=feed, run=run, reason=run.error)
     return result
-
-
-def longest_poll_interval():
-    return timedelta(seconds=conf.DJANGOFEEDS_MAX_POLL_INTERVAL)
 
 
 def crash_message(exc):

@@ -62,7 +62,8 @@ class PostStore:
         self.first_import = False  # store finds out
         self.updated_hashes = []  # guid hashes of the posts rewritten, for posts_stored
         self.rules = ImportRules(feed)
-        self.repeats = {}  # story key -> the post of another feed the batch's posts repeat
+        # The batch's story keys by guid hash, and the posts of other feeds they repeat by key.
+        self.stories, self.repeats = {}, {}
         # PostgreSQL: the posts' search vectors are left to index_posts, after the import.
         self.defer_search = indexing.deferrable()
 
@@ -104,7 +105,8 @@ class PostStore:
                 tombstoned = tombstoned or any(k.checksum == PRUNED for k in known.values())
                 self.log_older(batch, known)
                 if changed:
-                    self.repeats = leads(self.feed, (story_key_of(e) for e in changed))
+                    self.stories = {e.guid_hash: story_key_of(e) for e in changed}
+                    self.repeats = leads(self.feed, self.stories.values())
                     posts = [self.post(entry, known.get(entry.guid_hash)) for entry in changed]
                     stored = self.upsert(posts)
                     store_media(stored, changed, categories, replace=known.keys())
@@ -208,7 +210,7 @@ class PostStore:
 
     def post(self, entry, stored=None):
         is_blocked, blocked_by = self.rules.state(entry)
-        story = story_key_of(entry)
+        story = self.stories[entry.guid_hash]
         values = {
             "id": None,
             "feed_id": self.feed.pk,

@@ -3,6 +3,7 @@
 import time
 
 from djangofeeds.models import Rule
+from djangofeeds.rules import matching
 from djangofeeds.rules.matching import MAX_TEXT, Judge, compile_pattern, pattern_problem
 
 EMPTY = dict.fromkeys(("title", "content", "author", "category", "link"), "")
@@ -94,3 +95,13 @@ def test_a_hundred_regex_rules_of_a_field_are_one_pass_over_its_text():
     judge = Judge(rules)
     assert judge.hits({**EMPTY, "title": "word7 and word42, not word1000"}) == {6, 41}
     assert judge.verdict({**EMPTY, "title": "word42"}) == 42
+
+
+def test_patterns_too_many_for_one_set_are_matched_one_by_one(monkeypatch, caplog):
+    """A field's set past its memory falls back to each pattern on its own: slower, same
+    verdicts, and said in the log."""
+    monkeypatch.setattr(matching._SET_OPTIONS, "max_mem", 1)
+    judge = Judge([rule(n, "block", "title", "regex", rf"\bword{n}\b") for n in (1, 2)])
+    assert "matched one by one" in caplog.text
+    assert judge.hits({**EMPTY, "title": "word2 only"}) == {1}
+    assert judge.verdict({**EMPTY, "title": "word1"}) == 1
