@@ -20,6 +20,7 @@ class DjangofeedsConfig(AppConfig):
         from djangofeeds.push import subscriber
         from djangofeeds.republishing import hubs
         from djangofeeds.signals import feed_deactivated, posts_stored
+        from djangofeeds.stories import grouping
 
         # WebSub: a feed deactivated or deleted is unsubscribed from its hub.
         feed_deactivated.connect(
@@ -29,6 +30,12 @@ class DjangofeedsConfig(AppConfig):
             subscriber.feed_dropped,
             sender=self.get_model("Feed"),
             dispatch_uid="djangofeeds-websub-delete",
+        )
+        # Stories: those a deleted feed's posts lead are shown from the next feed.
+        pre_delete.connect(
+            grouping.feed_deleted,
+            sender=self.get_model("Feed"),
+            dispatch_uid="djangofeeds-stories-feed-deleted",
         )
         # WebSub publishing: an import that stored posts pings the hubs (when configured).
         posts_stored.connect(hubs.posts_stored, dispatch_uid="djangofeeds-websub-publish")

@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.contrib.admin.views.main import ORDER_VAR
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import Count, Q
 from django.http import Http404
 from django.urls import reverse
@@ -111,6 +112,14 @@ class PostAdmin(ReadOnlyAdmin):
             "Split %d post from its story.", "Split %d posts from their stories.", count
         )
         self.message_user(request, message % count)
+
+    def delete_model(self, request, obj):
+        self.delete_queryset(request, Post.objects.filter(pk=obj.pk))
+
+    def delete_queryset(self, request, queryset):
+        with transaction.atomic():
+            grouping.hand_over(queryset)  # a story they lead is still shown once
+            super().delete_queryset(request, queryset)
 
     def get_search_results(self, request, queryset, search_term):
         """The pages' full-text search (djangofeeds.search); a URL finds its post exactly."""

@@ -26,6 +26,7 @@ from djangofeeds.models import (
     RefreshRun,
 )
 from djangofeeds.parsing import entries
+from djangofeeds.stories.grouping import hand_over
 
 logger = logging.getLogger(__name__)
 
@@ -83,8 +84,8 @@ def delete_posts(pks):
     """Delete posts with their enclosures and category links, without loading the posts."""
     Enclosure.objects.filter(post_id__in=pks).delete()
     Post.categories.through.objects.filter(post_id__in=pks).delete()
-    # Another feed's posts that repeated one of these (stories) are shown on their own now.
-    Post.objects.filter(duplicate_of__in=pks).update(duplicate_of=None)
+    # A story one of these leads passes to its next post (still shown once).
+    hand_over(pks)
     # Nothing else points at a post now: one DELETE, no collector reading the rows.
     Post.objects.filter(pk__in=pks)._raw_delete(Post.objects.db)
 

@@ -30,10 +30,17 @@ class PostQuerySet(models.QuerySet["Post"]):
         repeats = Post.objects.of_active_feeds().select_related("feed").order_by("feed__title")
         return self.prefetch_related(models.Prefetch("duplicates", repeats, to_attr="also_in"))
 
-    def with_media(self) -> Self:
-        """With their enclosures and categories: two queries per page rather than per post."""
-        categories = models.Prefetch("categories", queryset=Category.objects.order_by("name"))
-        return self.prefetch_related("enclosures", categories)
+    def with_media(self, as_lists: bool = False) -> Self:
+        """With their enclosures and categories: two queries per page rather than per post.
+        ``as_lists``: as the lists ``enclosure_list`` and ``category_list`` (what the output
+        feeds read: no related manager made for each post, 1.6 ms of 50 items' 50 ms)."""
+        order = Category.objects.order_by("name")
+        if as_lists:
+            return self.prefetch_related(
+                models.Prefetch("enclosures", to_attr="enclosure_list"),
+                models.Prefetch("categories", queryset=order, to_attr="category_list"),
+            )
+        return self.prefetch_related("enclosures", models.Prefetch("categories", queryset=order))
 
 
 class Post(models.Model):

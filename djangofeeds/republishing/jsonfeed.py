@@ -1,14 +1,16 @@
 """The JSON Feed 1.1 output feed (https://www.jsonfeed.org/version/1.1/).
 
-Each item names the feed it came from in a ``_source`` extension object, and a
-podcast episode's details (season, episode, explicit, transcript, chapters) in
-``_podcast``; its duration is the attachments' ``duration_in_seconds``.
+Each item names the feed it came from in a ``_source`` extension object (with
+``also_in``, the other feeds that carry its story), and a podcast episode's details
+(season, episode, explicit, transcript, chapters) in ``_podcast``; its duration is
+the attachments' ``duration_in_seconds``.
 """
 
 from django.http import JsonResponse
 
 from djangofeeds import conf
 from djangofeeds.republishing import hubs
+from djangofeeds.republishing.scopes import also_in, content_with_also_in
 
 VERSION = "https://jsonfeed.org/version/1.1"
 CONTENT_TYPE = "application/feed+json; charset=utf-8"
@@ -36,11 +38,12 @@ def json_feed(request, scope, posts):
 
 
 def json_item(request, post):
+    others = also_in(request, post)
     item = {
         "id": post.guid,
         "url": post.link or request.build_absolute_uri(post.get_page_url()),
         "title": post.title,
-        "content_html": post.content,
+        "content_html": content_with_also_in(post, others),
     }
     if post.published_at:
         item["date_published"] = post.published_at.isoformat()
@@ -50,16 +53,18 @@ def json_item(request, post):
         item["authors"] = [{"name": post.author}]
     if post.image_url:
         item["image"] = post.image_url
-    tags = [category.name for category in post.categories.all()]
+    tags = [category.name for category in post.category_list]
     if tags:
         item["tags"] = tags
-    attachments = [attachment(enclosure, post.duration) for enclosure in post.enclosures.all()]
+    attachments = [attachment(enclosure, post.duration) for enclosure in post.enclosure_list]
     if attachments:
         item["attachments"] = attachments
     source = post.feed
     item["_source"] = {"title": source.public_name, "feed_url": source.public_url}
     if source.link:
         item["_source"]["home_page_url"] = source.link
+    if others:
+        item["_source"]["also_in"] = others
     podcast = podcast_details(post)
     if podcast:
         item["_podcast"] = podcast

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 
 from djangofeeds import conf
@@ -61,6 +62,16 @@ class Scope:
         kwargs = {"pk": self.subject.pk} if self.subject is not None else {}
         return reverse(f"djangofeeds:{self.kind}_{fmt}", kwargs=kwargs)
 
+    @property
+    def groups_stories(self):
+        """Whether the output shows each story once (djangofeeds.stories): all but a feed's own."""
+        return self.kind != "feed"
+
+    def shown_posts(self):
+        """``posts`` as the output writes them: with their feeds, media and "also in"."""
+        posts = self.posts().select_related("feed").with_media(as_lists=True)
+        return list(posts.with_also_in() if self.groups_stories else posts)
+
     def posts(self):
         """The newest ``DJANGOFEEDS_PUBLISH_ITEMS`` posts of the scope's active feeds: each
         story once, but a feed's own output keeps the posts other feeds had first."""
@@ -90,8 +101,37 @@ class Scope:
         if self.kind == "feed":  # the channel's own title, link and image
             feed = self.subject
             digest.update(f"\x1d{feed.link}\x1f{feed.image_url}\x1f{feed.description}".encode())
-        changes = [row[-1] for row in rows if row[-1] is not None]
+        changes = [row[-1] for row in rows]
+        if self.groups_stories:  # a story's other feeds, which its item names ("also in")
+            shown = Post.objects.of_active_feeds().filter(duplicate_of__in=[row[0] for row in rows])
+            repeats = shown.order_by("pk").values_list("duplicate_of", "link", *columns[2:])
+            for lead, link, title, url, imported in repeats:
+                digest.update(f"\x1c{lead}\x1f{link}\x1f{title}\x1f{url}".encode())
+                changes.append(imported)
+        changes = [change for change in changes if change is not None]
         return f'"{digest.hexdigest()[:40]}"', max(changes, default=None)
+
+
+def also_in(request, post):
+    """The other feeds that carry ``post``'s story (fetched ``with_also_in``): for each, a
+    dict of the feed's ``name`` and ``feed_url`` and the ``url`` of its own item."""
+    return [
+        {
+            "name": repeat.feed.public_name,
+            "feed_url": repeat.feed.public_url,
+            "url": repeat.link or request.build_absolute_uri(repeat.get_page_url()),
+        }
+        for repeat in getattr(post, "also_in", ())
+    ]
+
+
+def content_with_also_in(post, others):
+    """``post``'s HTML content, then the pages' "Also in:" line naming ``others`` (``also_in``)."""
+    if not others:
+        return post.content
+    links = format_html_join(", ", '<a href="{}">{}</a>', ((o["url"], o["name"]) for o in others))
+    line = format_html('<p class="also-in">{} {}</p>', _("Also in:"), links)
+    return f"{post.content}\n{line}"
 
 
 def alternates(feed=None, category=None):

@@ -1,7 +1,9 @@
 """The RSS 2.0 and Atom 1.0 output feeds, on ``django.contrib.syndication``.
 
 Each item keeps its original link, guid and author, names the feed it came from
-(RSS ``<source url>``, Atom ``<source>``), and carries its enclosures and a
+(RSS ``<source url>``, Atom ``<source>``) and the other feeds that carry its
+story (a ``related`` link to each one's item, Atom's and in RSS ``atom:link``,
+and an "Also in:" line under the content), and carries its enclosures and a
 podcast's details (iTunes and Podcasting 2.0 elements), so that a podcast
 network can republish its shows' episodes.
 """
@@ -13,6 +15,7 @@ from django.utils.feedgenerator import Atom1Feed, Enclosure, Rss201rev2Feed
 
 from djangofeeds import conf
 from djangofeeds.republishing import hubs
+from djangofeeds.republishing.scopes import also_in, content_with_also_in
 
 ITUNES = "http://www.itunes.com/dtds/podcast-1.0.dtd"
 PODCAST = "https://podcastindex.org/namespace/1.0"
@@ -41,6 +44,13 @@ def add_podcast_elements(handler, post):
         )
 
 
+def add_related_links(handler, element, others):
+    """The items of a story in other feeds (``scopes.also_in``), as Atom names them."""
+    for other in others:
+        attrs = {"rel": "related", "href": other["url"], "title": other["name"]}
+        handler.addQuickElement(element, attrs=attrs)
+
+
 def with_podcast_namespaces(attributes):
     return {**attributes, "xmlns:itunes": ITUNES, "xmlns:podcast": PODCAST}
 
@@ -60,6 +70,7 @@ class RepublishedRss(Rss201rev2Feed):
         super().add_item_elements(handler, item)
         source = item["post"].feed
         handler.addQuickElement("source", source.public_name, {"url": source.public_url})
+        add_related_links(handler, "atom:link", item["also_in"])
         add_podcast_elements(handler, item["post"])
 
 
@@ -84,6 +95,7 @@ class RepublishedAtom(Atom1Feed):
         if source.link:
             handler.addQuickElement("link", attrs={"rel": "alternate", "href": source.link})
         handler.endElement("source")
+        add_related_links(handler, "link", item["also_in"])
         add_podcast_elements(handler, item["post"])
 
 
@@ -119,13 +131,14 @@ class RepublishedFeed(SyndicationView):
         return extra
 
     def items(self, scope):
+        self.others = {post.pk: also_in(self.request, post) for post in self.posts}
         return self.posts
 
     def item_title(self, post):
         return post.title
 
     def item_description(self, post):
-        return post.content
+        return content_with_also_in(post, self.others[post.pk])
 
     def item_link(self, post):
         return post.link or post.get_page_url()
@@ -150,14 +163,14 @@ class RepublishedFeed(SyndicationView):
         return post.updated_at or post.published_at or post.imported_at
 
     def item_categories(self, post):
-        return [category.name for category in post.categories.all()]
+        return [category.name for category in post.category_list]
 
     def item_enclosures(self, post):
         enclosures = [
             Enclosure(e.url, str(e.length or 0), e.type or "application/octet-stream")
-            for e in post.enclosures.all()
+            for e in post.enclosure_list
         ]
         return enclosures[:1] if self.fmt == "rss" else enclosures  # RSS: one per item
 
     def item_extra_kwargs(self, post):
-        return {"post": post}
+        return {"post": post, "also_in": self.others[post.pk]}

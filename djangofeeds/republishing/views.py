@@ -26,7 +26,7 @@ def output_view(kind, fmt):
         last_modified = int(modified.timestamp()) if modified else None
         response = get_conditional_response(request, etag=etag, last_modified=last_modified)
         if response is None:  # changed, or asked for the first time
-            posts = list(scope.posts().select_related("feed").with_media())
+            posts = scope.shown_posts()
             if fmt == "json":
                 response = json_feed(request, scope, posts)
             else:

@@ -122,6 +122,7 @@ def test_admin_action_messages_take_the_french_plural(admin_client, french):
         ("djangofeeds", "opml_import", "S’abonne aux flux d’un fichier OPML"),
         ("djangofeeds", "opml_export", "Écrit tous les flux en OPML 2.0"),
         ("djangofeeds", "feed_health", "Montre combien de flux sont dans chaque état de santé"),
+        ("djangofeeds", "group_stories", "Donne aux articles enregistrés avant les histoires"),
         ("djangofeeds", "setup_schedules", "Crée les entrées django-celery-beat"),
         ("blog", "recheck_comments", "Renvoie à la vérification anti-spam"),
     ],
