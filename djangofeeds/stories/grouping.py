@@ -8,7 +8,7 @@ lead's own feed's other posts with the key stand on their own (a feed is never o
 with itself). ``settle`` puts stories back in that form.
 """
 
-from django.db import connection, transaction
+from django.db import connections, router, transaction
 
 from djangofeeds.models import Post
 from djangofeeds.stories.keys import story_key
@@ -70,7 +70,8 @@ def settle(keys, leaving=(), keying=()):
     for posts in stories.values():
         lead, lead_feed, _ = posts[0]
         for pk, feed_id, duplicate_of in posts:
-            wanted = None if feed_id == lead_feed else lead  # the lead is of its own feed
+            # The lead, and its own feed's other posts, stand alone; the rest repeat it.
+            wanted = None if feed_id == lead_feed else lead
             if duplicate_of != wanted:
                 moves[pk] = wanted
     return moves
@@ -83,6 +84,7 @@ def write(keys, moves):
     pks = sorted(keys.keys() | moves.keys())
     if not pks:
         return
+    connection = connections[router.db_for_write(Post)]
     quote = connection.ops.quote_name
     table, pk = quote(Post._meta.db_table), quote(Post._meta.pk.column)
     sets, params = [], []
@@ -124,7 +126,7 @@ def group_stored(batch_size=1000, progress=None):
         keying = [row for row in keying if row[1]]
         keys = {pk: key for pk, key, _, _ in keying}
         moves = settle(set(keys.values()), keying=keying)
-        with transaction.atomic():
+        with transaction.atomic(using=router.db_for_write(Post)):
             write(keys, moves)
         keyed, grouped = keyed + len(keys), grouped + len(moves)
         if progress:
