@@ -116,6 +116,7 @@ def main():
             from djangofeeds.importing.importer import fetch_and_store
             from djangofeeds.models import Feed, Post
             from djangofeeds.models.posts import PostQuerySet
+            from djangofeeds.republishing import scopes
 
             load_seconds = load_posts()
             from djangofeeds.importing import storage
@@ -154,8 +155,10 @@ def main():
                 not_modified.append(watch.ms)
             # The same feed with every post of the active feeds, repeats too (before stories).
             stories, PostQuerySet.stories = PostQuerySet.stories, PostQuerySet.of_active_feeds
+            scopes.stories_queryset.cache_clear()
             plain_atom = median_get("/feeds/atom/")
             PostQuerySet.stories = stories
+            scopes.stories_queryset.cache_clear()
             shown = Post.objects.stories().count()
             backfill_seconds, backfilled, grouped_before = backfill()
     finally:

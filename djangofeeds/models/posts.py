@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Self
 
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -21,9 +21,15 @@ class PostQuerySet(models.QuerySet["Post"]):
 
     def stories(self) -> Self:
         """``of_active_feeds``, each story once: a post that repeats another feed's is left
-        out while that one is shown (djangofeeds.stories)."""
+        out while that one is shown (djangofeeds.stories), and while the story's first
+        shown repeat (the oldest) stands in for a hidden one."""
         lead_hidden = Q(duplicate_of__feed__is_active=False) | Q(duplicate_of__is_blocked=True)
-        return self.of_active_feeds().filter(Q(duplicate_of__isnull=True) | lead_hidden)
+        # Read only for the rows whose lead is hidden (the OR's last term): rare, indexed.
+        earlier_repeat = Post.objects.of_active_feeds().filter(
+            duplicate_of=OuterRef("duplicate_of"), pk__lt=OuterRef("pk")
+        )
+        stands_in = lead_hidden & ~Exists(earlier_repeat)
+        return self.of_active_feeds().filter(Q(duplicate_of__isnull=True) | stands_in)
 
     def with_also_in(self) -> Self:
         """With ``also_in``: the posts of other shown feeds that repeat each one."""

@@ -6,6 +6,7 @@ feeds' last successful import), so that a reader polling an unchanged feed costs
 no content read and no rendering.
 """
 
+import functools
 import hashlib
 from dataclasses import dataclass
 
@@ -77,7 +78,7 @@ class Scope:
         story once, but a feed's own output keeps the posts other feeds had first."""
         if self.kind == "feed":
             return Post.objects.of_active_feeds().filter(feed=self.subject)[: self.size]
-        posts = Post.objects.stories()
+        posts = stories_queryset().all()
         if self.kind == "category":
             posts = posts.filter(categories=self.subject)
         return posts[: self.size]
@@ -110,6 +111,13 @@ class Scope:
                 changes.append(imported)
         changes = [change for change in changes if change is not None]
         return f'"{digest.hexdigest()[:40]}"', max(changes, default=None)
+
+
+@functools.cache
+def stories_queryset():
+    """``Post.objects.stories()``, its filters built once per process and cloned (``.all()``)
+    for each request, never evaluated itself: building them took 0.6 ms of a 304's 4 ms."""
+    return Post.objects.stories()
 
 
 def also_in(request, post):

@@ -85,6 +85,38 @@ def test_a_story_is_shown_from_the_other_feed_when_the_first_is_deactivated(clie
     assert shown(page, "Quake in Taiwan") == 1 and "Also in" not in page
 
 
+def test_a_hidden_first_post_leaves_its_story_to_one_repeat_the_oldest(
+    client, two_feeds, feed_server
+):
+    """Three feeds carry the article; with the first post hidden (its feed deactivated, or
+    the post blocked by a rule) the story is still shown once: from the oldest repeat."""
+    wire, partner = two_feeds
+    third = feed_server.serve(
+        "/third.xml",
+        rss([item("t1", "Quake in Taiwan", f"{ARTICLE}?utm_medium=social")], title="Third"),
+    )
+    import_url(third)
+    first = Post.objects.get(guid="w1")
+    assert set(first.duplicates.values_list("guid", flat=True)) == {"p1", "t1"}
+    atom = reverse("djangofeeds:posts_atom")
+
+    def shown_copies():
+        page = client.get("/feeds/").text
+        assert shown(page, "Quake in Taiwan") == 1
+        assert titles(client, atom).count("Quake in Taiwan") == 1
+        return list(Post.objects.stories().filter(title="Quake in Taiwan").values_list("guid"))
+
+    Feed.objects.filter(pk=wire.pk).update(is_active=False)
+    assert shown_copies() == [("p1",)]
+    Feed.objects.filter(pk=wire.pk).update(is_active=True)
+    Post.objects.filter(pk=first.pk).update(is_blocked=True)
+    assert shown_copies() == [("p1",)]
+    Feed.objects.filter(pk=partner.pk).update(is_active=False)  # the next one stands in
+    assert shown_copies() == [("t1",)]
+    Post.objects.filter(pk=first.pk).update(is_blocked=False)  # the first is back
+    assert shown_copies() == [("w1",)]
+
+
 def test_a_story_split_in_the_admin_shows_each_post_again_and_stays_split(
     admin_client, client, two_feeds, feed_server
 ):
