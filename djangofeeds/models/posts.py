@@ -20,11 +20,11 @@ class PostQuerySet(models.QuerySet["Post"]):
         return self.filter(feed__is_active=True, is_blocked=False)
 
     def stories(self) -> Self:
-        """``of_active_feeds``, each story once: a post that repeats another feed's is left
-        out while that one is shown (djangofeeds.stories), and while the story's first
-        shown repeat (the oldest) stands in for a hidden one."""
+        """``of_active_feeds``, each story once (djangofeeds.stories): a post that repeats
+        another feed's is left out, unless that one is hidden (its feed deactivated, or
+        the post blocked) and this is the oldest repeat still shown: it stands in."""
         lead_hidden = Q(duplicate_of__feed__is_active=False) | Q(duplicate_of__is_blocked=True)
-        # Read only for the rows whose lead is hidden (the OR's last term): rare, indexed.
+        # A lookup on the duplicate_of index, which only the rows whose lead is hidden need.
         earlier_repeat = Post.objects.of_active_feeds().filter(
             duplicate_of=OuterRef("duplicate_of"), pk__lt=OuterRef("pk")
         )
