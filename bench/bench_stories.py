@@ -115,7 +115,6 @@ def main():
 
             from djangofeeds.importing.importer import fetch_and_store
             from djangofeeds.models import Feed, Post
-            from djangofeeds.models.posts import PostQuerySet
             from djangofeeds.republishing import scopes
 
             load_seconds = load_posts()
@@ -154,11 +153,10 @@ def main():
                 assert response.status_code == 304
                 not_modified.append(watch.ms)
             # The same feed with every post of the active feeds, repeats too (before stories).
-            stories, PostQuerySet.stories = PostQuerySet.stories, PostQuerySet.of_active_feeds
-            scopes.stories_queryset.cache_clear()
+            stories_queryset = scopes.stories_queryset
+            scopes.stories_queryset = Post.objects.of_active_feeds
             plain_atom = median_get("/feeds/atom/")
-            PostQuerySet.stories = stories
-            scopes.stories_queryset.cache_clear()
+            scopes.stories_queryset = stories_queryset
             shown = Post.objects.stories().count()
             backfill_seconds, backfilled, grouped_before = backfill()
     finally:
